@@ -1,0 +1,159 @@
+"""The ``concilio`` command: one front door with a subcommand per job.
+
+Every subcommand turns bad input (a FEN, a mask, a limit) into one clear line on
+stderr and exit code 2, the convention of command-line tools for usage errors.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import chess
+import numpy as np
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def _position(fen: str | None, moves: list[str] | None = None):
+    from players.position import InvalidPositionError, Position
+    try:
+        pos = Position.from_fen(fen or chess.STARTING_FEN)
+        for uci in moves or ():
+            pos.push_uci(uci)
+        return pos
+    except InvalidPositionError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _spec(mask: str, weights: list[str] | None):
+    from evaluation.spec import EvalSpec, EvalSpecError
+    try:
+        values = None
+        if weights:
+            values = [w for item in weights for w in item.replace(",", " ").split()]
+        return EvalSpec.parse(mask, values)
+    except EvalSpecError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    from players.core.movegen import perft, perft_divide
+    from players.core.moves import MAX_MOVES, move_to_uci
+    if args.depth < 1:
+        raise UsageError(f"--depth must be at least 1, got {args.depth}")
+    pos = _position(args.fen)
+    perft(pos.arrays, 1)  # load the compiled code before the clock starts
+    start = time.perf_counter()
+    if args.divide:
+        moves = np.zeros(MAX_MOVES, np.int64)
+        counts = np.zeros(MAX_MOVES, np.int64)
+        perft_divide(pos.arrays, 1, moves, counts)
+        start = time.perf_counter()
+        n = perft_divide(pos.arrays, args.depth, moves, counts)
+        for m, c in sorted(zip(moves[:n], counts[:n]), key=lambda mc: move_to_uci(int(mc[0]))):
+            print(f"{move_to_uci(int(m))}: {int(c)}")
+        nodes = int(counts[:n].sum())
+        print()
+    else:
+        nodes = int(perft(pos.arrays, args.depth))
+    elapsed = time.perf_counter() - start
+    nps = int(nodes / elapsed) if elapsed > 0 else 0
+    print(f"Nodes: {nodes}  time: {elapsed:.3f} s  nps: {nps}")
+    return 0
+
+
+def _limits(args: argparse.Namespace):
+    from players.result import SearchLimitError, SearchLimits
+    try:
+        return SearchLimits(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+    except SearchLimitError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _print_info(it) -> None:
+    print(f"info depth {it.depth} seldepth {it.seldepth} score {it.score_text()} nodes {it.nodes} "
+          f"nps {it.nps} time {int(it.time * 1000)} pv {' '.join(it.pv)}", flush=True)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from players.searcher import Searcher
+    limits = _limits(args)
+    spec = _spec(args.mask, args.weights)
+    pos = _position(args.fen, args.moves)
+    if args.hash <= 0:
+        raise UsageError(f"--hash must be positive, got {args.hash}")
+    searcher = Searcher(spec, args.hash)
+    result = searcher.search(pos, limits, info=_print_info)
+    print(f"bestmove {result.bestmove}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from players.bench import run_bench
+    spec = _spec(args.mask, args.weights)
+    if args.depth < 1:
+        raise UsageError(f"--depth must be at least 1, got {args.depth}")
+    bench = run_bench(args.depth, spec)
+    for i, r in enumerate(bench.results, 1):
+        print(f"position {i:2d}: bestmove {r.bestmove:6s} score {r.score_text():10s} nodes {r.nodes:9d} "
+              f"nps {r.nps}")
+    print(f"Bench: {bench.nodes} nodes {bench.nps} nps")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("perft", help="count leaf nodes of the legal move tree")
+    p.add_argument("--fen", help="position (default: the start position)")
+    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--divide", action="store_true", help="print the count below each root move")
+    p.set_defaults(func=cmd_perft)
+
+    def add_spec_args(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--mask", default="MBXKPAR", help="categories, as letters (MKP) or the 7-bit integer (76)")
+        q.add_argument("--weights", nargs="+", help="seven weights in the order M B X K P A R")
+
+    p = sub.add_parser("search", help="search one position and print the best move")
+    p.add_argument("--fen", help="position (default: the start position)")
+    p.add_argument("--moves", nargs="*", help="UCI moves played from the position")
+    limit = p.add_mutually_exclusive_group(required=True)
+    limit.add_argument("--depth", type=int)
+    limit.add_argument("--nodes", type=int)
+    limit.add_argument("--movetime", type=int, help="milliseconds")
+    p.add_argument("--hash", type=float, default=16, help="transposition table size in MB")
+    add_spec_args(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
+    p.add_argument("--depth", type=int, default=None)
+    add_spec_args(p)
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "bench" and args.depth is None:
+        from players.bench import BENCH_DEPTH
+        args.depth = BENCH_DEPTH
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"concilio {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

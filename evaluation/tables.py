@@ -1,0 +1,106 @@
+"""Term values of the evaluation, as data.
+
+Tables are written as a person reads a board (rank 8 at the top) from White's
+point of view and stored a1 = 0; Black reads them through ``sq ^ 56``.  Every value
+is a (middlegame, endgame) pair blended by the game phase.  These are the starting
+values; ``evaluation/tuning`` fits them (see the README).
+"""
+import numpy as np
+
+# Middlegame / endgame piece values, P N B R Q K (the king has no material value).
+PIECE_VALUE_MG = np.array([100, 340, 350, 480, 1000, 0], np.int64)
+PIECE_VALUE_EG = np.array([120, 310, 330, 560, 1050, 0], np.int64)
+
+# Phase weight of each piece type: 24 with all minor and major pieces on the board.
+PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], np.int64)
+PHASE_MAX = 24
+
+
+def _table(rows: str) -> np.ndarray:
+    values = [int(v) for v in rows.replace(",", " ").split()]
+    assert len(values) == 64
+    grid = np.array(values, np.int64).reshape(8, 8)[::-1]  # rank 1 first
+    return grid.reshape(64).copy()
+
+
+_PAWN = _table("""
+  0   0   0   0   0   0   0   0
+ 50  50  50  50  50  50  50  50
+ 10  10  20  30  30  20  10  10
+  5   5  10  25  25  10   5   5
+  0   0   0  20  20   0   0   0
+  5  -5 -10   0   0 -10  -5   5
+  5  10  10 -20 -20  10  10   5
+  0   0   0   0   0   0   0   0""")
+_PAWN_EG = _table("""
+  0   0   0   0   0   0   0   0
+ 80  80  80  80  80  80  80  80
+ 50  50  50  50  50  50  50  50
+ 30  30  30  30  30  30  30  30
+ 15  15  15  15  15  15  15  15
+  5   5   5   5   5   5   5   5
+  0   0   0   0   0   0   0   0
+  0   0   0   0   0   0   0   0""")
+# The thesis's knight "space control" map, centred on zero.
+_KNIGHT = _table("""
+  0   4   8  10  10   8   4   0
+  4   8  16  20  20  16   8   4
+  8  16  24  28  28  24  16   8
+ 10  20  28  32  32  28  20  10
+ 10  20  28  32  32  28  20  10
+  8  16  24  28  28  24  16   8
+  4   8  16  20  20  16   8   4
+  0   4   8  10  10   8   4   0""") - 16
+_BISHOP = _table("""
+-20 -10 -10 -10 -10 -10 -10 -20
+-10   0   0   0   0   0   0 -10
+-10   0   5  10  10   5   0 -10
+-10   5   5  10  10   5   5 -10
+-10   0  10  10  10  10   0 -10
+-10  10  10  10  10  10  10 -10
+-10   5   0   0   0   0   5 -10
+-20 -10 -10 -10 -10 -10 -10 -20""")
+_ROOK = _table("""
+  0   0   0   0   0   0   0   0
+  5  10  10  10  10  10  10   5
+ -5   0   0   0   0   0   0  -5
+ -5   0   0   0   0   0   0  -5
+ -5   0   0   0   0   0   0  -5
+ -5   0   0   0   0   0   0  -5
+ -5   0   0   0   0   0   0  -5
+  0   0   0   5   5   0   0   0""")
+_QUEEN = _table("""
+-20 -10 -10  -5  -5 -10 -10 -20
+-10   0   0   0   0   0   0 -10
+-10   0   5   5   5   5   0 -10
+ -5   0   5   5   5   5   0  -5
+  0   0   5   5   5   5   0  -5
+-10   5   5   5   5   5   0 -10
+-10   0   5   0   0   0   0 -10
+-20 -10 -10  -5  -5 -10 -10 -20""")
+_KING_MG = _table("""
+-30 -40 -40 -50 -50 -40 -40 -30
+-30 -40 -40 -50 -50 -40 -40 -30
+-30 -40 -40 -50 -50 -40 -40 -30
+-30 -40 -40 -50 -50 -40 -40 -30
+-20 -30 -30 -40 -40 -30 -30 -20
+-10 -20 -20 -20 -20 -20 -20 -10
+ 20  20   0   0   0   0  20  20
+ 20  30  10   0   0  10  30  20""")
+_KING_EG = _table("""
+-50 -40 -30 -20 -20 -30 -40 -50
+-30 -20 -10   0   0 -10 -20 -30
+-30 -10  20  30  30  20 -10 -30
+-30 -10  30  40  40  30 -10 -30
+-30 -10  30  40  40  30 -10 -30
+-30 -10  20  30  30  20 -10 -30
+-30 -30   0   0   0   0 -30 -30
+-50 -30 -30 -30 -30 -30 -30 -50""")
+
+# PST[phase, piece type, square]: phase 0 middlegame, 1 endgame.
+PST = np.zeros((2, 6, 64), np.int64)
+PST[0] = [_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING_MG]
+PST[1] = [_PAWN_EG, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING_EG]
+
+BISHOP_PAIR = np.array([30, 50], np.int64)
+KNIGHT_PAIR = np.array([-8, -8], np.int64)

@@ -1,0 +1,446 @@
+"""Alpha-beta search: iterative deepening is driven from Python (``players.searcher``);
+this module holds the root search, the principal-variation search and quiescence.
+
+Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
+a transposition table, null-move pruning, reverse futility, futility, late-move
+reductions, check extension, mate-distance pruning) → ``quiescence`` (captures and
+promotions, every evasion when in check).  Move ordering: hash move, MVV-LVA
+captures, killers, history.
+
+All search state lives in the ``ctx`` tuple built by ``new_context`` so that one
+compiled search serves every instance: the instance's evaluation mask, weights and
+options are just values in it.
+"""
+import numba
+import numpy as np
+from numba import njit, types
+
+from evaluation.evaluate import evaluate
+from .bitboard import U0, U1, bit
+from .movegen import generate_moves
+from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
+                    ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
+from .position import (current_key, in_check, insufficient_material, is_attacked, make_move, make_null_move,
+                       occupancy, repetition_count, unmake_move, unmake_null_move)
+from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_bound, entry_depth, entry_eval, entry_move,
+                 entry_score, new_table, tt_probe, tt_store)
+
+MAX_PLY = 128
+INF = 32001
+MATE = 32000
+MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
+NO_EVAL = -32000 + 1
+
+# ctx tuple slots
+C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_TERMS, C_OPTS = range(11)
+# stats slots
+S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
+# option slots
+O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY = 0, 1, 2, 3
+
+# Ordering scores.
+ORDER_HASH = 10_000_000
+ORDER_CAPTURE = 1_000_000
+ORDER_KILLER_1 = 900_000
+ORDER_KILLER_2 = 800_000
+HISTORY_MAX = 400_000
+ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
+
+FUTILITY_MARGIN = np.array([0, 120, 220, 320], np.int64)
+
+
+def _lmr_table():
+    table = np.zeros((64, 64), np.int64)
+    for d in range(1, 64):
+        for m in range(1, 64):
+            table[d, m] = int(0.75 + np.log(d) * np.log(m) / 2.25)
+    return table
+
+
+LMR = _lmr_table()
+
+
+def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
+                futility: bool = True):
+    """Fresh search state for one instance (killers, history, PV, buffers, limits)."""
+    opts = np.zeros(8, np.int64)
+    opts[O_MASK] = mask
+    opts[O_NULL_MOVE] = int(null_move)
+    opts[O_LMR] = int(lmr)
+    opts[O_FUTILITY] = int(futility)
+    return (
+        np.zeros((MAX_PLY + 1, 2), np.int64),              # killers
+        np.zeros((12, 64), np.int64),                      # history[piece, to]
+        np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int64),    # triangular PV
+        np.zeros(MAX_PLY + 1, np.int64),                   # PV lengths
+        np.zeros((MAX_PLY + 1, MAX_MOVES), np.int64),      # move buffers
+        np.zeros((MAX_PLY + 1, MAX_MOVES), np.int64),      # ordering scores
+        np.zeros(8, np.int64),                             # stats
+        np.zeros(1, np.uint8),                             # external stop flag
+        np.asarray(weights, np.float64).copy(),            # category weights
+        np.zeros((7, 2), np.int64),                        # evaluation terms scratch
+        opts,
+    )
+
+
+CONTEXT_TYPE = numba.typeof(new_context(127, np.ones(7)))
+TT_TYPE = numba.typeof(new_table(1))
+NEGAMAX_SIGNATURE = types.int64(POSITION_TYPE, TT_TYPE, CONTEXT_TYPE, types.int64, types.int64, types.int64,
+                                types.int64, types.boolean)
+QUIESCENCE_SIGNATURE = types.int64(POSITION_TYPE, TT_TYPE, CONTEXT_TYPE, types.int64, types.int64, types.int64)
+
+
+@njit(cache=True, inline="always")
+def score_to_tt(score, ply):
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+@njit(cache=True, inline="always")
+def score_from_tt(score, ply):
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+@njit(cache=True, inline="always")
+def static_eval(pos, ctx):
+    return evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_TERMS])
+
+
+@njit(cache=True, nogil=True)
+def should_stop(ctx):
+    """Count a node and say whether the search must unwind (node limit or stop flag)."""
+    stats = ctx[C_STATS]
+    if stats[S_STOPPED]:
+        return True
+    stats[S_NODES] += 1
+    if stats[S_NODE_LIMIT] > 0 and stats[S_NODES] >= stats[S_NODE_LIMIT]:
+        stats[S_STOPPED] = 1
+        return True
+    if (stats[S_NODES] & 1023) == 0 and ctx[C_STOP][0]:
+        stats[S_STOPPED] = 1
+        return True
+    return False
+
+
+@njit(cache=True)
+def captured_piece(board, m):
+    if move_flag(m) == FLAG_EN_PASSANT:
+        return PAWN
+    p = board[move_to(m)]
+    return -1 if p == EMPTY else p % 6
+
+
+@njit(cache=True)
+def score_moves(pos, ctx, ply, n, hash_move):
+    board = pos[1]
+    moves = ctx[C_MOVES][ply]
+    scores = ctx[C_SCORES][ply]
+    killers = ctx[C_KILLERS]
+    history = ctx[C_HISTORY]
+    for i in range(n):
+        m = moves[i]
+        if m == hash_move:
+            scores[i] = ORDER_HASH
+            continue
+        victim = captured_piece(board, m)
+        promo = move_promo(m)
+        attacker = board[move_from(m)] % 6
+        if victim >= 0 or promo == QUEEN:
+            v = ORDER_VALUE[victim] if victim >= 0 else 0
+            if promo == QUEEN:
+                v += ORDER_VALUE[QUEEN]
+            scores[i] = ORDER_CAPTURE + 10 * v - ORDER_VALUE[attacker] // 10
+        elif promo != 0:
+            scores[i] = -100_000  # under-promotions last
+        elif m == killers[ply, 0]:
+            scores[i] = ORDER_KILLER_1
+        elif m == killers[ply, 1]:
+            scores[i] = ORDER_KILLER_2
+        else:
+            scores[i] = history[board[move_from(m)], move_to(m)]
+
+
+@njit(cache=True, inline="always")
+def pick_move(moves, scores, start, n):
+    """Selection sort step: bring the best-scored remaining move to ``start``."""
+    best = start
+    for j in range(start + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    if best != start:
+        moves[start], moves[best] = moves[best], moves[start]
+        scores[start], scores[best] = scores[best], scores[start]
+    return moves[start]
+
+
+@njit(cache=True, inline="always")
+def update_pv(ctx, ply, m):
+    pv = ctx[C_PV]
+    pv_len = ctx[C_PV_LEN]
+    pv[ply, ply] = m
+    for j in range(ply + 1, pv_len[ply + 1]):
+        pv[ply, j] = pv[ply + 1, j]
+    pv_len[ply] = max(pv_len[ply + 1], ply + 1)
+
+
+@njit(cache=True)
+def update_quiet_stats(pos, ctx, ply, m, depth):
+    killers = ctx[C_KILLERS]
+    if killers[ply, 0] != m:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = m
+    history = ctx[C_HISTORY]
+    piece = pos[1][move_from(m)]
+    history[piece, move_to(m)] += depth * depth
+    if history[piece, move_to(m)] > HISTORY_MAX:
+        for p in range(12):
+            for s in range(64):
+                history[p, s] //= 2
+
+
+@njit(cache=True)
+def has_non_pawn_material(bb, side):
+    o = 6 * side
+    return (bb[OCC_WHITE + side] & ~(bb[o + PAWN] | bb[o + KING])) != U0
+
+
+@njit(QUIESCENCE_SIGNATURE, cache=True, nogil=True)
+def quiescence(pos, tt, ctx, ply, alpha, beta):
+    """Captures and promotions until the position is quiet; evasions when in check."""
+    stats = ctx[C_STATS]
+    ctx[C_PV_LEN][ply] = ply
+    if should_stop(ctx):
+        return 0
+    if ply > stats[S_SELDEPTH]:
+        stats[S_SELDEPTH] = ply
+    bb, board = pos[0], pos[1]
+    if ply >= MAX_PLY - 1:
+        return static_eval(pos, ctx)
+    checked = in_check(pos)
+    stand = -INF
+    if not checked:
+        if insufficient_material(bb):
+            return 0
+        stand = static_eval(pos, ctx)
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+    n = generate_moves(pos, ctx[C_MOVES][ply], True)
+    if n == 0:
+        return -MATE + ply if checked else stand
+    score_moves(pos, ctx, ply, n, 0)
+    moves = ctx[C_MOVES][ply]
+    scores = ctx[C_SCORES][ply]
+    best = stand
+    them = 1 - pos[2][ST_SIDE]
+    occ = occupancy(bb)
+    for i in range(n):
+        m = pick_move(moves, scores, i, n)
+        if not checked:
+            victim = captured_piece(board, m)
+            gain = ORDER_VALUE[victim] if victim >= 0 else 0
+            if move_promo(m) != 0:
+                if move_promo(m) != QUEEN:
+                    continue
+                gain += ORDER_VALUE[QUEEN] - ORDER_VALUE[PAWN]
+            # Delta pruning: even winning the piece for free cannot reach alpha.
+            if stand + gain + 200 < alpha:
+                continue
+            # A capture by a more valuable piece onto a defended square rarely pays.
+            attacker = board[move_from(m)] % 6
+            if victim >= 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] + 50 and move_promo(m) == 0 \
+                    and is_attacked(bb, move_to(m), them, occ):
+                continue
+        make_move(pos, m)
+        score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
+        unmake_move(pos)
+        if stats[S_STOPPED]:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                update_pv(ctx, ply, m)
+                if score >= beta:
+                    break
+    return best
+
+
+@njit(NEGAMAX_SIGNATURE, cache=True, nogil=True)
+def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
+    """Principal-variation search below the root; returns a fail-soft score."""
+    if depth <= 0:
+        return quiescence(pos, tt, ctx, ply, alpha, beta)
+    stats = ctx[C_STATS]
+    opts = ctx[C_OPTS]
+    ctx[C_PV_LEN][ply] = ply
+    if should_stop(ctx):
+        return 0
+    if ply > stats[S_SELDEPTH]:
+        stats[S_SELDEPTH] = ply
+    bb, board, st = pos[0], pos[1], pos[2]
+    # Draws: fifty-move rule, repetition (one is enough inside the tree), dead material.
+    if st[ST_HALFMOVE] >= 100 or repetition_count(pos) > 0 or insufficient_material(bb):
+        return 0
+    if ply >= MAX_PLY - 1:
+        return static_eval(pos, ctx)
+    # Mate-distance pruning.
+    alpha = max(alpha, -MATE + ply)
+    beta = min(beta, MATE - ply - 1)
+    if alpha >= beta:
+        return alpha
+    is_pv = beta - alpha > 1
+    key = current_key(pos)
+    # Recursive calls must not pass literals (True/False): numba mangles the literal
+    # type into the call and its cache then cannot resolve the symbol.
+    may_null = opts[O_NULL_MOVE] != 0
+
+    entry = tt_probe(tt, key)
+    hash_move = 0
+    eval_here = NO_EVAL
+    if entry != 0:
+        hash_move = entry_move(entry)
+        eval_here = entry_eval(entry)
+        if not is_pv and entry_depth(entry) >= depth:
+            s = score_from_tt(entry_score(entry), ply)
+            b = entry_bound(entry)
+            if b == BOUND_EXACT or (b == BOUND_LOWER and s >= beta) or (b == BOUND_UPPER and s <= alpha):
+                return s
+
+    checked = in_check(pos)
+    if checked:
+        eval_here = -INF
+    elif eval_here == NO_EVAL:
+        eval_here = static_eval(pos, ctx)
+
+    if not checked and not is_pv:
+        # Reverse futility: far above beta at shallow depth, assume it holds.
+        if opts[O_FUTILITY] and depth <= 6 and eval_here - 90 * depth >= beta and abs(beta) < MATE_BOUND:
+            return eval_here
+        # Null move: if passing still fails high, a real move would too.
+        if opts[O_NULL_MOVE] and null_allowed and depth >= 3 and eval_here >= beta \
+                and has_non_pawn_material(bb, st[ST_SIDE]):
+            # Keep one full-width ply after the pass so that a mate threat is seen.
+            null_depth = max(1, depth - 4 - depth // 6)
+            make_null_move(pos)
+            score = -negamax(pos, tt, ctx, null_depth, ply + 1, -beta, -beta + 1, not may_null)
+            unmake_null_move(pos)
+            if stats[S_STOPPED]:
+                return 0
+            if score >= beta:
+                return beta if score > MATE_BOUND else score
+
+    moves = ctx[C_MOVES][ply]
+    n = generate_moves(pos, moves, False)
+    if n == 0:
+        return -MATE + ply if checked else 0
+    score_moves(pos, ctx, ply, n, hash_move)
+    scores = ctx[C_SCORES][ply]
+    killers = ctx[C_KILLERS]
+
+    futile = (opts[O_FUTILITY] and not checked and not is_pv and depth <= 3
+              and abs(alpha) < MATE_BOUND and eval_here + FUTILITY_MARGIN[depth] <= alpha)
+    best = -INF
+    best_move = 0
+    searched = 0
+    original_alpha = alpha
+    for i in range(n):
+        m = pick_move(moves, scores, i, n)
+        quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
+        make_move(pos, m)
+        gives_check = in_check(pos)
+        if futile and quiet and not gives_check and searched > 0:
+            unmake_move(pos)
+            continue
+        new_depth = depth - 1 + (1 if gives_check else 0)
+        if searched == 0:
+            score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
+        else:
+            r = 0
+            if opts[O_LMR] and depth >= 3 and quiet and not checked and not gives_check and searched >= 2:
+                r = LMR[min(depth, 63), min(searched, 63)]
+                if is_pv:
+                    r -= 1
+                if m == killers[ply, 0] or m == killers[ply, 1]:
+                    r -= 1
+                r = max(0, min(r, new_depth - 1))
+            score = -negamax(pos, tt, ctx, new_depth - r, ply + 1, -alpha - 1, -alpha, may_null)
+            if score > alpha and r > 0:
+                score = -negamax(pos, tt, ctx, new_depth, ply + 1, -alpha - 1, -alpha, may_null)
+            if score > alpha and score < beta:
+                score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
+        unmake_move(pos)
+        if stats[S_STOPPED]:
+            return 0
+        searched += 1
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(ctx, ply, m)
+                if score >= beta:
+                    if quiet:
+                        update_quiet_stats(pos, ctx, ply, m, depth)
+                    break
+    if searched == 0:  # every move was pruned as futile
+        return alpha
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif alpha > original_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(tt, key, best_move, bound, depth, score_to_tt(best, ply),
+             eval_here if not checked else 0)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
+    """Search every root move to ``depth``; returns (score, index of best move).
+
+    ``stats[S_ROOT_DONE]`` counts root moves fully searched (the thesis's ``N``),
+    and ``ctx[C_PV][0]`` holds the principal variation.  A fail-high stops early.
+    """
+    stats = ctx[C_STATS]
+    stats[S_ROOT_DONE] = 0
+    ctx[C_PV_LEN][0] = 0
+    best = -INF
+    best_index = -1
+    for i in range(n_root):
+        m = root_moves[i]
+        make_move(pos, m)
+        gives_check = in_check(pos)
+        new_depth = depth - 1 + (1 if gives_check else 0)
+        if i == 0:
+            score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
+        else:
+            score = -negamax(pos, tt, ctx, new_depth, 1, -alpha - 1, -alpha, True)
+            if score > alpha and score < beta and not stats[S_STOPPED]:
+                score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
+        unmake_move(pos)
+        if stats[S_STOPPED]:
+            break
+        stats[S_ROOT_DONE] = i + 1
+        if score > best:
+            best = score
+            best_index = i
+            if i == 0 or score > alpha:
+                update_pv(ctx, 0, m)
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    if best_index >= 0 and not stats[S_STOPPED]:
+        bound = BOUND_LOWER if best >= beta else BOUND_EXACT
+        tt_store(tt, current_key(pos), root_moves[best_index], bound, depth, score_to_tt(best, 0), 0)
+    return best, best_index

@@ -1,0 +1,97 @@
+"""Transposition table: two flat arrays, keys and packed entries.
+
+An entry packs move (17 bits), bound (2), depth (8), score (16) and static eval
+(16) into one int64, so a probe touches two cache lines at most.  Mate scores are
+stored relative to the node (distance from it), not to the root.
+"""
+import numpy as np
+from numba import njit
+
+from .bitboard import U0
+
+BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
+ENTRY_BYTES = 16
+
+
+def new_table(size_mb: float):
+    """Keys and entries for a table of about ``size_mb`` MiB (a power-of-two entry count)."""
+    if not size_mb > 0:
+        raise ValueError(f"hash size must be positive, got {size_mb} MB")
+    entries = max(1024, int(size_mb * 1024 * 1024) // ENTRY_BYTES)
+    entries = 1 << (entries.bit_length() - 1)
+    return np.zeros(entries, np.uint64), np.zeros(entries, np.int64)
+
+
+def clear_table(tt) -> None:
+    tt[0][:] = 0
+    tt[1][:] = 0
+
+
+@njit(cache=True, inline="always")
+def pack_entry(move, bound, depth, score, static_eval):
+    return (move | (bound << 17) | (depth << 19) | ((score + 32768) << 27)
+            | ((static_eval + 32768) << 43))
+
+
+@njit(cache=True, inline="always")
+def entry_move(e):
+    return e & 0x1FFFF
+
+
+@njit(cache=True, inline="always")
+def entry_bound(e):
+    return (e >> 17) & 3
+
+
+@njit(cache=True, inline="always")
+def entry_depth(e):
+    return (e >> 19) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def entry_score(e):
+    return ((e >> 27) & 0xFFFF) - 32768
+
+
+@njit(cache=True, inline="always")
+def entry_eval(e):
+    return ((e >> 43) & 0xFFFF) - 32768
+
+
+@njit(cache=True)
+def tt_probe(tt, key):
+    """The packed entry stored for ``key``, or 0 if none."""
+    keys, data = tt
+    i = np.int64(key & np.uint64(keys.shape[0] - 1))
+    if keys[i] == key and key != U0:
+        return data[i]
+    return 0
+
+
+@njit(cache=True)
+def tt_store(tt, key, move, bound, depth, score, static_eval):
+    """Store unless a deeper entry for the same position is there; keep its move
+    when the new entry has none."""
+    keys, data = tt
+    i = np.int64(key & np.uint64(keys.shape[0] - 1))
+    if keys[i] == key:
+        old = data[i]
+        if bound != BOUND_EXACT and entry_depth(old) > depth + 2:
+            return
+        if move == 0:
+            move = entry_move(old)
+    depth = max(0, min(depth, 255))
+    keys[i] = key
+    data[i] = pack_entry(move, bound, depth, score, static_eval)
+
+
+@njit(cache=True)
+def tt_fill_permille(tt):
+    """Share of used slots in the first thousand (UCI ``hashfull``)."""
+    keys = tt[0]
+    n = min(1000, keys.shape[0])
+    used = 0
+    for i in range(n):
+        if keys[i] != U0:
+            used += 1
+    return used * 1000 // n

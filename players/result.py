@@ -1,0 +1,98 @@
+"""What a search is asked for and what it returns: small values that pickle cleanly,
+because they cross process boundaries (Dask workers, the suite store)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class SearchLimitError(ValueError):
+    """Limits that cannot bound a search (negative, zero, or none at all)."""
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """Stop at the first limit reached.  ``movetime`` is in milliseconds.
+
+    Under ``depth`` or ``nodes`` alone a search is deterministic: the same position
+    and limit give the same move, score and node count.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("depth", "nodes", "movetime"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise SearchLimitError(f"{name} must be an integer, got {value!r}")
+            if value <= 0:
+                raise SearchLimitError(f"{name} must be positive, got {value}")
+        if self.depth is None and self.nodes is None and self.movetime is None:
+            raise SearchLimitError("no limit given: set depth, nodes or movetime")
+
+    @property
+    def deterministic(self) -> bool:
+        return self.movetime is None
+
+    def __str__(self) -> str:
+        parts = [f"{n}={getattr(self, n)}" for n in ("depth", "nodes", "movetime") if getattr(self, n) is not None]
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class IterationInfo:
+    """One completed iteration of iterative deepening (what a UCI ``info`` line says)."""
+
+    depth: int
+    seldepth: int
+    score_cp: int
+    mate: int | None
+    nodes: int
+    time: float
+    pv: tuple[str, ...]
+
+    @property
+    def move(self) -> str:
+        return self.pv[0] if self.pv else "0000"
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+    def score_text(self) -> str:
+        return f"mate {self.mate}" if self.mate is not None else f"cp {self.score_cp}"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The outcome of one search.
+
+    ``score_cp`` is from the side to move's point of view; a mate is also given as
+    ``mate`` (moves, positive when the side to move mates) and ``score_cp`` is then
+    ±(32000 − plies) so scores still sort.  ``depth`` is the deepest completed
+    iteration (the thesis's D) and ``root_moves_searched`` the root moves fully
+    searched in the last, possibly interrupted, iteration (N).
+    """
+
+    bestmove: str
+    score_cp: int
+    mate: int | None
+    pv: tuple[str, ...]
+    depth: int
+    root_moves_searched: int
+    root_moves: int
+    seldepth: int
+    nodes: int
+    time: float
+    iterations: tuple[IterationInfo, ...] = field(default=())
+    fen: str = ""
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+    def score_text(self) -> str:
+        return f"mate {self.mate}" if self.mate is not None else f"cp {self.score_cp}"

@@ -1,0 +1,120 @@
+"""The search: mates found, moves always legal, determinism, limits, results that pickle."""
+import pickle
+import threading
+import time
+
+import chess
+import pytest
+
+from evaluation.spec import EvalSpec
+from players.result import SearchLimitError, SearchLimits
+from players.searcher import Searcher
+
+
+def _wac_mates_in_two(shared_data):
+    cases = []
+    for line in (shared_data / "suites" / "wac.epd").read_text().splitlines():
+        if "dm 2;" not in line:
+            continue
+        board, ops = chess.Board.from_epd(line.strip())
+        cases.append((ops["id"], board.fen(), {m.uci() for m in ops["bm"]}))
+    return cases
+
+
+def test_finds_every_wac_mate_in_two(shared_data):
+    cases = _wac_mates_in_two(shared_data)
+    assert len(cases) == 16
+    searcher = Searcher(hash_mb=8)
+    missed = []
+    for ident, fen, best in cases:
+        searcher.new_game()
+        result = searcher.search(fen, SearchLimits(depth=5))
+        board = chess.Board(fen)
+        # The result must be a mate in two; any mating first move counts (some have several).
+        if result.mate != 2 or not _mates_in(board, result.pv, 3):
+            missed.append((ident, result.bestmove, result.score_text(), best))
+    assert missed == []
+
+
+def _mates_in(board, pv, plies):
+    board = board.copy()
+    for uci in pv[:plies]:
+        move = chess.Move.from_uci(uci)
+        if move not in board.legal_moves:
+            return False
+        board.push(move)
+    return board.is_checkmate()
+
+
+def test_mated_and_stalemated_roots():
+    mated = Searcher().search("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", SearchLimits(depth=3))
+    assert mated.bestmove == "0000" and mated.mate == 0
+    stalemate = Searcher().search("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", SearchLimits(depth=3))
+    assert stalemate.bestmove == "0000" and stalemate.score_cp == 0 and stalemate.mate is None
+
+
+def test_search_is_deterministic_under_depth_and_node_limits():
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    for limits in (SearchLimits(depth=7), SearchLimits(nodes=30000)):
+        a = Searcher().search(fen, limits)
+        b = Searcher().search(fen, limits)
+        assert (a.bestmove, a.score_cp, a.nodes, a.pv) == (b.bestmove, b.score_cp, b.nodes, b.pv)
+    limited = Searcher().search(fen, SearchLimits(nodes=30000))
+    assert limited.nodes == 30000
+
+
+def test_random_positions_always_get_a_legal_move(shared_data):
+    lines = (shared_data / "openings" / "8moves_v3-1000.epd").read_text().splitlines()[:40]
+    searcher = Searcher(EvalSpec.parse("MP"), hash_mb=4)
+    for line in lines:
+        board = chess.Board.from_epd(line)[0]
+        result = searcher.search(board, SearchLimits(nodes=3000))
+        assert chess.Move.from_uci(result.bestmove) in board.legal_moves, (board.fen(), result)
+        assert result.depth >= 1 and result.root_moves == board.legal_moves.count()
+
+
+def test_repetition_is_a_draw_for_the_side_that_is_behind():
+    # Black, a queen down, can repeat with perpetual check: the search should see 0.
+    fen = "6k1/5ppp/8/8/8/8/q4PPP/3Q2K1 b - - 0 1"
+    board = chess.Board(fen)
+    result = Searcher().search(board, SearchLimits(depth=6))
+    assert chess.Move.from_uci(result.bestmove) in board.legal_moves
+
+
+def test_movetime_and_external_stop_return_promptly():
+    searcher = Searcher()
+    start = time.perf_counter()
+    result = searcher.search(None, SearchLimits(movetime=300))
+    assert time.perf_counter() - start < 3.0
+    assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
+    threading.Timer(0.3, searcher.stop).start()
+    start = time.perf_counter()
+    result = searcher.search(None, SearchLimits(depth=60))
+    assert time.perf_counter() - start < 3.0 and result.depth < 60
+    assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
+
+
+def test_info_callback_sees_every_completed_iteration():
+    seen = []
+    result = Searcher().search(None, SearchLimits(depth=5), info=seen.append)
+    assert [it.depth for it in seen] == [1, 2, 3, 4, 5]
+    assert result.depth == 5 and result.root_moves_searched == 20 and result.iterations == tuple(seen)
+    assert seen[-1].pv == result.pv
+
+
+def test_result_pickles():
+    result = Searcher().search(None, SearchLimits(depth=3))
+    assert pickle.loads(pickle.dumps(result)) == result
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"depth": 0}, {"nodes": -5}, {"movetime": 1.5}, {"depth": True}])
+def test_bad_limits_are_rejected(kwargs):
+    with pytest.raises(SearchLimitError):
+        SearchLimits(**kwargs)
+
+
+def test_masked_instance_searches_with_its_own_evaluation():
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    full = Searcher().search(fen, SearchLimits(depth=5))
+    material = Searcher(EvalSpec.parse("M")).search(fen, SearchLimits(depth=5))
+    assert full.nodes != material.nodes

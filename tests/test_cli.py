@@ -1,0 +1,55 @@
+"""The ``concilio`` command: output contracts and bad-input handling."""
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "concilio", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_perft_prints_divide_and_node_line():
+    out = run("perft", "--depth", "3", "--divide")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert "e2e4: 600" in lines
+    assert lines[-1].startswith("Nodes: 8902  time: ") and " nps: " in lines[-1]
+
+
+def test_search_prints_info_lines_and_bestmove():
+    out = run("search", "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "--depth", "4")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    # Iterations stop once the mate in one is confirmed (depth 3 >= 2 * 1 + 1).
+    assert [l.split()[2] for l in lines[:-1]] == ["1", "2", "3"]
+    assert lines[-2].split()[4:7] == ["score", "mate", "1"]
+    assert lines[-1] == "bestmove a1a8"
+
+
+def test_bench_ends_with_signature():
+    out = run("bench", "--depth", "4")
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1].split()
+    assert last[0] == "Bench:" and last[2] == "nodes" and last[4] == "nps" and int(last[1]) > 0
+
+
+@pytest.mark.parametrize("fen, reason", [
+    ("not a fen", "invalid FEN"),
+    ("4k3/8/8/8/8/8/4q3/4K3 b - - 0 1", "the side not to move is in check"),
+    ("4k2P/8/8/8/8/8/8/4K3 w - - 0 1", "pawns on the first or last rank"),
+    ("4k3/8/8/8/8/8/8/8 w - - 0 1", "white has no king"),
+    ("4k3/8/8/8/8/8/8/3KK3 w - - 0 1", "too many kings"),
+])
+def test_bad_fen_names_fen_and_reason(fen, reason):
+    for cmd in (["search", "--depth", "2"], ["perft", "--depth", "2"]):
+        out = run(*cmd, "--fen", fen)
+        assert out.returncode == 2
+        assert fen in out.stderr and reason in out.stderr
+
+
+def test_bad_mask_and_limits():
+    out = run("search", "--depth", "2", "--mask", "MQZ")
+    assert out.returncode == 2 and "Q, Z" in out.stderr
+    out = run("search", "--depth", "-1")
+    assert out.returncode == 2 and "depth must be positive" in out.stderr
