@@ -23,7 +23,7 @@ def test_search_prints_info_lines_and_bestmove():
     lines = out.stdout.strip().splitlines()
     # Iterations stop once the mate in one is confirmed (depth 3 >= 2 * 1 + 1).
     assert [l.split()[2] for l in lines[:-1]] == ["1", "2", "3"]
-    assert lines[-2].split()[4:7] == ["score", "mate", "1"]
+    assert lines[-2].split()[5:8] == ["score", "mate", "1"]
     assert lines[-1] == "bestmove a1a8"
 
 
