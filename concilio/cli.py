@@ -108,6 +108,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from evaluation.trace import trace
+    spec = _spec(args.mask, args.weights)
+    pos = _position(args.fen, args.moves)
+    print(trace(pos, spec).format())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -132,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hash", type=float, default=16, help="transposition table size in MB")
     add_spec_args(p)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", help="trace the evaluation category by category")
+    p.add_argument("--fen", help="position (default: the start position)")
+    p.add_argument("--moves", nargs="*", help="UCI moves played from the position")
+    add_spec_args(p)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

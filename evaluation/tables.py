@@ -2,14 +2,10 @@
 
 Tables are written as a person reads a board (rank 8 at the top) from White's
 point of view and stored a1 = 0; Black reads them through ``sq ^ 56``.  Every value
-is a (middlegame, endgame) pair blended by the game phase.  These are the starting
-values; ``evaluation/tuning`` fits them (see the README).
+is a (middlegame, endgame) pair blended by the game phase.  Scalar terms (piece
+values, bonuses, penalties) are in ``params.py``, where the tuner fits them.
 """
 import numpy as np
-
-# Middlegame / endgame piece values, P N B R Q K (the king has no material value).
-PIECE_VALUE_MG = np.array([100, 340, 350, 480, 1000, 0], np.int64)
-PIECE_VALUE_EG = np.array([120, 310, 330, 560, 1050, 0], np.int64)
 
 # Phase weight of each piece type: 24 with all minor and major pieces on the board.
 PHASE_WEIGHT = np.array([0, 1, 1, 2, 4, 0], np.int64)
@@ -102,5 +98,3 @@ PST = np.zeros((2, 6, 64), np.int64)
 PST[0] = [_PAWN, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING_MG]
 PST[1] = [_PAWN_EG, _KNIGHT, _BISHOP, _ROOK, _QUEEN, _KING_EG]
 
-BISHOP_PAIR = np.array([30, 50], np.int64)
-KNIGHT_PAIR = np.array([-8, -8], np.int64)

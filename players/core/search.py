@@ -15,7 +15,8 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from evaluation.evaluate import evaluate
+from evaluation.evaluate import evaluate, new_scratch
+from evaluation.params import DEFAULT_PARAMS
 from .bitboard import U0, U1, bit
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
@@ -32,7 +33,8 @@ MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
 
 # ctx tuple slots
-C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_TERMS, C_OPTS = range(11)
+(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_OPTS, C_PARAMS, C_TERMS,
+ C_ATTACKS, C_COUNTS) = range(14)
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
 # option slots
@@ -61,13 +63,15 @@ LMR = _lmr_table()
 
 
 def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True):
-    """Fresh search state for one instance (killers, history, PV, buffers, limits)."""
+                futility: bool = True, params: np.ndarray | None = None):
+    """Fresh search state for one instance (killers, history, PV, buffers, limits,
+    evaluation spec and term values)."""
     opts = np.zeros(8, np.int64)
     opts[O_MASK] = mask
     opts[O_NULL_MOVE] = int(null_move)
     opts[O_LMR] = int(lmr)
     opts[O_FUTILITY] = int(futility)
+    params = DEFAULT_PARAMS if params is None else params
     return (
         np.zeros((MAX_PLY + 1, 2), np.int64),              # killers
         np.zeros((12, 64), np.int64),                      # history[piece, to]
@@ -78,9 +82,9 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
         np.zeros(8, np.int64),                             # stats
         np.zeros(1, np.uint8),                             # external stop flag
         np.asarray(weights, np.float64).copy(),            # category weights
-        np.zeros((7, 2), np.int64),                        # evaluation terms scratch
         opts,
-    )
+        np.ascontiguousarray(params, np.int64).copy(),     # evaluation term values
+    ) + new_scratch()                                      # evaluation terms, attacks, counts
 
 
 CONTEXT_TYPE = numba.typeof(new_context(127, np.ones(7)))
@@ -110,7 +114,8 @@ def score_from_tt(score, ply):
 
 @njit(cache=True, inline="always")
 def static_eval(pos, ctx):
-    return evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_TERMS])
+    return evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
+                    ctx[C_COUNTS])
 
 
 @njit(cache=True, nogil=True)
