@@ -49,6 +49,7 @@ class BenchResult:
 
 def run_bench(depth: int = BENCH_DEPTH, spec: EvalSpec = FULL_ENGINE, fens: tuple[str, ...] = BENCH_FENS,
               hash_mb: float = BENCH_HASH_MB) -> BenchResult:
+    Searcher(spec, 1).search(fens[0], SearchLimits(depth=1))  # load compiled code before timing
     results = []
     for fen in fens:
         searcher = Searcher(spec, hash_mb)  # fresh state per position: the signature must not drift

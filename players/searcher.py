@@ -18,7 +18,7 @@ import numpy as np
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
-from .core.search import (C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, INF, MATE, MATE_BOUND, MAX_PLY,
+from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, INF, MATE, MATE_BOUND, MAX_PLY,
                           S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_STOPPED, new_context, score_moves,
                           search_root)
 from .core.tt import clear_table, entry_move, new_table, tt_probe
@@ -70,6 +70,7 @@ class Searcher:
     def new_game(self) -> None:
         """Forget everything learnt: hash table, killers, history."""
         clear_table(self.tt)
+        self.ctx[C_EVAL_KEYS][:] = 0
         self.ctx[C_HISTORY][:] = 0
         self.ctx[C_KILLERS][:] = 0
 

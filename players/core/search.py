@@ -33,8 +33,9 @@ MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
 
 # ctx tuple slots
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_OPTS, C_PARAMS, C_TERMS,
- C_ATTACKS, C_COUNTS) = range(14)
+(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_OPTS, C_PARAMS,
+ C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS) = range(16)
+EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
 # option slots
@@ -84,6 +85,8 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
         np.asarray(weights, np.float64).copy(),            # category weights
         opts,
         np.ascontiguousarray(params, np.int64).copy(),     # evaluation term values
+        np.zeros(EVAL_CACHE_SIZE, np.uint64),              # evaluation cache: keys
+        np.zeros(EVAL_CACHE_SIZE, np.int64),               # evaluation cache: scores
     ) + new_scratch()                                      # evaluation terms, attacks, counts
 
 
@@ -112,10 +115,21 @@ def score_from_tt(score, ply):
     return score
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def static_eval(pos, ctx):
-    return evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
-                    ctx[C_COUNTS])
+    """The instance's evaluation, through a small cache keyed by the Zobrist key
+    (quiescence revisits the same leaves often, and the full evaluation is the
+    dearest thing a node does)."""
+    key = current_key(pos)
+    keys = ctx[C_EVAL_KEYS]
+    i = np.int64(key & np.uint64(keys.shape[0] - 1))
+    if keys[i] == key:
+        return ctx[C_EVAL_VALUES][i]
+    value = evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
+                     ctx[C_COUNTS])
+    keys[i] = key
+    ctx[C_EVAL_VALUES][i] = value
+    return value
 
 
 @njit(cache=True, nogil=True)
@@ -328,7 +342,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
 
     if not checked and not is_pv:
         # Reverse futility: far above beta at shallow depth, assume it holds.
-        if opts[O_FUTILITY] and depth <= 6 and eval_here - 90 * depth >= beta and abs(beta) < MATE_BOUND:
+        if opts[O_FUTILITY] and depth <= 3 and eval_here - 90 * depth >= beta and abs(beta) < MATE_BOUND:
             return eval_here
         # Null move: if passing still fails high, a real move would too.
         if opts[O_NULL_MOVE] and null_allowed and depth >= 3 and eval_here >= beta \
