@@ -228,22 +228,15 @@ def evaluate_mobility_attacks(bb, phase, params, terms, attacks, counts):
         control = popcount((attacks[c, BISHOP] | attacks[c, ROOK]) & KING_ATTACKS[ek])
         mg += control * params[KING_ADJACENT_CONTROL, 0]
         eg += control * params[KING_ADJACENT_CONTROL, 1]
-        near = 0
-        pieces = bb[o + KNIGHT]
-        while pieces:
-            sq = lsb(pieces)
-            pieces &= pieces - U1
-            near += 7 - DISTANCE[sq, ek]
-        mg += near * params[KNIGHT_KING_PROXIMITY, 0]
-        eg += near * params[KNIGHT_KING_PROXIMITY, 1]
-        near = 0
-        pieces = bb[o + QUEEN]
-        while pieces:
-            sq = lsb(pieces)
-            pieces &= pieces - U1
-            near += 7 - DISTANCE[sq, ek]
-        mg += near * params[QUEEN_KING_PROXIMITY, 0]
-        eg += near * params[QUEEN_KING_PROXIMITY, 1]
+        for t, term in ((KNIGHT, KNIGHT_KING_PROXIMITY), (QUEEN, QUEEN_KING_PROXIMITY)):
+            near = 0
+            pieces = bb[o + t]
+            while pieces:
+                sq = lsb(pieces)
+                pieces &= pieces - U1
+                near += 7 - DISTANCE[sq, ek]
+            mg += near * params[term, 0]
+            eg += near * params[term, 1]
         terms[CAT_X, c] = taper(mg, eg, phase)
 
 

@@ -1,0 +1,99 @@
+"""Strength of single instances on test suites: WAC solved and STS points.
+
+Every instance of the thesis's instance table and the full engine search every
+position of ``wac.epd`` (solved = best move played) and ``sts-1-10.epd`` (points
+from ``c0``, 10 for the best move) with the same budget.  Instances run in
+parallel processes, one position at a time with a fresh hash table each, so the
+numbers do not depend on the order of the positions.
+
+Usage: python benchmarks/strength.py [--nodes N | --movetime MS] [--limit K] [--jobs J] [--out FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import chess
+
+SUITES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "suites"
+THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "MBXA", "MBKA", "MBKR", "MBPR",
+                    "MXKA", "MXKR", "MXPA", "MXAR", "MKPR", "MBXKP", "MBXKPA", "MBXKPR", "MBXKPAR")
+
+
+def load_suite(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[str, int]]]:
+    """(fen, best moves in UCI, points per UCI move) per line; unreadable lines are reported and skipped."""
+    cases = []
+    for number, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        line = raw.replace("\x00", "").strip()
+        if not line:
+            continue
+        try:
+            board, ops = chess.Board.from_epd(line)
+            best = {m.uci() for m in ops.get("bm", [])}
+            points: dict[str, int] = {}
+            for item in str(ops.get("c0", "")).split(","):
+                if "=" in item:
+                    san, value = item.strip().rsplit("=", 1)
+                    points[board.parse_san(san).uci()] = int(value)
+        except ValueError as exc:
+            print(f"{path}:{number}: skipped: {exc}", file=sys.stderr)
+            continue
+        cases.append((board.fen(), best, points))
+    return cases[:limit] if limit else cases
+
+
+def run_instance(args):
+    letters, suites, nodes, movetime = args
+    from evaluation.spec import EvalSpec
+    from players.result import SearchLimits
+    from players.searcher import Searcher
+    searcher = Searcher(EvalSpec.parse(letters), hash_mb=16)
+    limits = SearchLimits(nodes=nodes, movetime=movetime)
+    out = {}
+    for name, cases in suites.items():
+        solved = points = 0
+        for fen, best, pts in cases:
+            searcher.new_game()
+            move = searcher.search(fen, limits).bestmove
+            solved += move in best
+            points += pts.get(move, 0)
+        out[name] = (solved, points, len(cases))
+    return letters, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=None)
+    parser.add_argument("--movetime", type=int, default=None, help="milliseconds per position")
+    parser.add_argument("--limit", type=int, default=None, help="first K positions of each suite")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--instances", nargs="+", default=list(THESIS_INSTANCES))
+    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown table here")
+    args = parser.parse_args(argv)
+    if args.nodes is None and args.movetime is None:
+        args.nodes = 20000
+    suites = {"wac": load_suite(SUITES / "wac.epd", args.limit),
+              "sts": load_suite(SUITES / "sts-1-10.epd", args.limit)}
+    start = time.time()
+    jobs = [(letters, suites, args.nodes, args.movetime) for letters in args.instances]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = dict(pool.map(run_instance, jobs))
+    budget = f"{args.nodes} nodes" if args.nodes else f"{args.movetime} ms"
+    lines = [f"Budget {budget} per position; {len(suites['wac'])} WAC and {len(suites['sts'])} STS positions; "
+             f"{time.time() - start:.0f} s.", "",
+             "| instance | WAC solved | STS points | STS % |", "|---|---|---|---|"]
+    for letters in args.instances:
+        w, s = results[letters]["wac"], results[letters]["sts"]
+        lines.append(f"| ({letters}) | {w[0]}/{w[2]} | {s[1]}/{10 * s[2]} | {100 * s[1] / max(1, 10 * s[2]):.1f} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
