@@ -14,8 +14,11 @@ Recipe (seeded, reproducible; nothing large is stored in the repository):
 3. **Fit.**  Minimise the mean squared error between that target and
    ``sigmoid(eval * ln 10 / 400)`` of our full evaluation, by Texel's local search:
    each middlegame and endgame value in turn moves by ±step while the error falls,
-   steps halving from 8 to 1.  The error is computed in numba over all positions,
-   so a pass costs milliseconds.
+   steps halving from 8 to 1.  A value keeps the sign it starts with (a penalty
+   stays a penalty, a bonus a bonus) and a value that starts at 0 stays 0 (the
+   term is meant to vanish in that phase): the fit sets sizes, the design sets
+   meanings, and rare features cannot flip a term on a few samples.  The error is
+   computed in numba over all positions, so a pass costs milliseconds.
 
 All categories keep one scale (centipawns, one zero point) because a single fit
 of the whole evaluation sets every category against the same target.
@@ -120,7 +123,12 @@ def fit(fens: list[str], labels: np.ndarray, start: np.ndarray = DEFAULT_PARAMS,
             improved = False
             for i in range(params.shape[0]):
                 for phase in (0, 1):
+                    sign = int(np.sign(start[i, phase]))
+                    if sign == 0:
+                        continue
                     for delta in (step, -step):
+                        if (params[i, phase] + delta) * sign < 0:
+                            continue
                         params[i, phase] += delta
                         e = error(params)
                         if e < best - 1e-9:

@@ -52,7 +52,7 @@ class Searcher:
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, hash_mb: float = 16, *, null_move: bool = True,
                  lmr: bool = True, futility: bool = True, aspiration: int = 30,
-                 depth_cap: int | None = None) -> None:
+                 depth_cap: int | None = None, params: np.ndarray | None = None) -> None:
         if aspiration <= 0:
             raise ValueError(f"aspiration window must be positive, got {aspiration}")
         if depth_cap is not None and not 1 <= depth_cap < MAX_PLY:
@@ -61,7 +61,7 @@ class Searcher:
         self.aspiration = aspiration
         self.depth_cap = depth_cap
         self.tt = new_table(hash_mb)
-        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility)
+        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params)
 
     @property
     def hash_mb(self) -> float:
