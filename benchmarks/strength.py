@@ -11,6 +11,7 @@ Usage: python benchmarks/strength.py [--nodes N | --movetime MS] [--limit K] [--
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -31,7 +32,10 @@ def load_suite(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[
         if not line:
             continue
         try:
-            board, ops = chess.Board.from_epd(line)
+            try:
+                board, ops = chess.Board.from_epd(line)
+            except ValueError:  # some WAC lines carry a pv with a bad SAN move; the pv is not needed here
+                board, ops = chess.Board.from_epd(re.sub(r"\bpv [^;]*;", "", line))
             best = {m.uci() for m in ops.get("bm", [])}
             points: dict[str, int] = {}
             for item in str(ops.get("c0", "")).split(","):
