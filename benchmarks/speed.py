@@ -48,7 +48,7 @@ def stockfish_perft_nps(binary: str, fen: str, depth: int) -> float:
     """Stockfish's own perft, timed from the ``go`` to the node count (start-up excluded)."""
     proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     assert proc.stdin and proc.stdout
-    proc.stdin.write(f"uci\nisready\n")
+    proc.stdin.write("uci\nisready\n")
     while proc.stdout.readline().strip() != "readyok":
         pass
     proc.stdin.write(f"position fen {fen}\ngo perft {depth}\n")

@@ -3,7 +3,6 @@ instance each time.  Its total node count is the search's signature — it chang
 only when the search (or the evaluation) changes."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from evaluation.spec import FULL_ENGINE, EvalSpec

@@ -9,12 +9,12 @@ re-testing slider attacks on the king with the two pawns removed.
 import numpy as np
 from numba import njit, types
 
-from .bitboard import (BETWEEN, FULL, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_1, RANK_3,
+from .bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_1, RANK_3,
                        RANK_6, RANK_8, U0, U1, bishop_attacks, bit, lsb, rook_attacks)
 from .moves import (POSITION_TYPE, BISHOP, CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, FLAG_CASTLE, FLAG_DOUBLE_PUSH,
                     FLAG_EN_PASSANT, FLAG_NORMAL, KING, KNIGHT, MAX_MOVES, OCC_WHITE, PAWN, QUEEN, ROOK,
                     ST_CASTLE, ST_EP, ST_SIDE, WHITE, encode_move)
-from .position import attackers_to, is_attacked, make_move, occupancy, unmake_move
+from .position import attackers_to, is_attacked, make_move, unmake_move
 
 
 @njit(cache=True)

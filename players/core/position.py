@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from .bitboard import (bishop_attacks, KING_ATTACKS, KNIGHT_ATTACKS,
-                       PAWN_ATTACKS, U0, U1, bit, popcount, lsb, rook_attacks, LIGHT_SQUARES, DARK_SQUARES)
+                       PAWN_ATTACKS, U0, bit, popcount, lsb, rook_attacks, LIGHT_SQUARES, DARK_SQUARES)
 from .moves import (BISHOP, BLACK, CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, EMPTY, FLAG_CASTLE,
                     FLAG_DOUBLE_PUSH, FLAG_EN_PASSANT, H_CAPTURED, H_CASTLE, H_EP, H_HALFMOVE, H_MOVE, KING,
                     KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_CASTLE, ST_EP, ST_HALFMOVE, ST_PLY, ST_SIDE,
@@ -114,7 +114,7 @@ def _ep_capturable(bb, to, side_to_move):
 @njit(cache=True)
 def compute_key(pos):
     """Zobrist key from scratch (the reference the incremental key must equal)."""
-    bb, board, st = pos[0], pos[1], pos[2]
+    board, st = pos[1], pos[2]
     key = U0
     for sq in range(64):
         p = board[sq]

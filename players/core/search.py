@@ -17,7 +17,7 @@ from numba import njit, types
 
 from evaluation.evaluate import evaluate, new_scratch
 from evaluation.params import DEFAULT_PARAMS
-from .bitboard import U0, U1, bit
+from .bitboard import U0
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)

@@ -2,7 +2,6 @@
 import random
 
 import chess
-import numpy as np
 import pytest
 
 from evaluation.evaluate import evaluate, new_scratch
