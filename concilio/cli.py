@@ -20,14 +20,12 @@ class UsageError(Exception):
 
 
 def _position(fen: str | None, moves: list[str] | None = None):
-    from players.position import InvalidPositionError, Position
-    try:
+    from players.position import Position
+    try:  # InvalidPositionError (bad FEN) and ValueError (illegal move) both name the input
         pos = Position.from_fen(fen or chess.STARTING_FEN)
         for uci in moves or ():
             pos.push_uci(uci)
         return pos
-    except InvalidPositionError as exc:
-        raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -18,9 +18,9 @@ import numpy as np
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
-from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, INF, MATE, MATE_BOUND, MAX_PLY,
-                          S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_STOPPED, new_context, score_moves,
-                          search_root)
+from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
+                          INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
+                          S_STOPPED, new_context, score_moves, search_root)
 from .core.tt import clear_table, entry_move, new_table, tt_probe
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
@@ -111,7 +111,7 @@ class Searcher:
         ctx = self.ctx
         stats = ctx[C_STATS]
         root_moves = np.zeros(MAX_MOVES, np.int64)
-        n_root = generate_moves(arrays, ctx[4][0], False)
+        n_root = generate_moves(arrays, ctx[C_MOVES][0], False)
         fen = pos.fen()
         if n_root == 0:
             checked = pos.to_board().is_check()
@@ -119,8 +119,8 @@ class Searcher:
                                 time.perf_counter() - start, (), fen)
         entry = tt_probe(self.tt, arrays[4][arrays[2][ST_PLY]])  # np.uint64: keys exceed int64
         score_moves(arrays, ctx, 0, n_root, entry_move(entry) if entry else 0)
-        order = np.argsort(-ctx[5][0][:n_root], kind="stable")
-        root_moves[:n_root] = ctx[4][0][:n_root][order]
+        order = np.argsort(-ctx[C_SCORES][0][:n_root], kind="stable")
+        root_moves[:n_root] = ctx[C_MOVES][0][:n_root][order]
 
         best_move, best_score, best_pv = int(root_moves[0]), 0, (move_to_uci(int(root_moves[0])),)
         completed = 0

@@ -45,6 +45,16 @@ def _add_targets(out, n, fr, targets):
 
 
 @njit(cache=True, inline="always")
+def _add_promotions(out, n, fr, to):
+    """The four promotions of one pawn move, queen first."""
+    out[n] = encode_move(fr, to, QUEEN, FLAG_NORMAL)
+    out[n + 1] = encode_move(fr, to, KNIGHT, FLAG_NORMAL)
+    out[n + 2] = encode_move(fr, to, ROOK, FLAG_NORMAL)
+    out[n + 3] = encode_move(fr, to, BISHOP, FLAG_NORMAL)
+    return n + 4
+
+
+@njit(cache=True, inline="always")
 def _add_pawn_moves(out, n, targets, offset, promotions, flag):
     """Pawn moves to each square of ``targets`` from ``to - offset``."""
     while targets:
@@ -52,11 +62,7 @@ def _add_pawn_moves(out, n, targets, offset, promotions, flag):
         targets &= targets - U1
         fr = to - offset
         if promotions:
-            out[n] = encode_move(fr, to, QUEEN, FLAG_NORMAL)
-            out[n + 1] = encode_move(fr, to, KNIGHT, FLAG_NORMAL)
-            out[n + 2] = encode_move(fr, to, ROOK, FLAG_NORMAL)
-            out[n + 3] = encode_move(fr, to, BISHOP, FLAG_NORMAL)
-            n += 4
+            n = _add_promotions(out, n, fr, to)
         else:
             out[n] = encode_move(fr, to, 0, flag)
             n += 1
@@ -223,11 +229,7 @@ def _add_pawn_moves_from(out, n, fr, targets, last_rank):
         to = lsb(targets)
         targets &= targets - U1
         if bit(to) & last_rank:
-            out[n] = encode_move(fr, to, QUEEN, FLAG_NORMAL)
-            out[n + 1] = encode_move(fr, to, KNIGHT, FLAG_NORMAL)
-            out[n + 2] = encode_move(fr, to, ROOK, FLAG_NORMAL)
-            out[n + 3] = encode_move(fr, to, BISHOP, FLAG_NORMAL)
-            n += 4
+            n = _add_promotions(out, n, fr, to)
         else:
             out[n] = encode_move(fr, to, 0, FLAG_NORMAL)
             n += 1

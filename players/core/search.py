@@ -148,6 +148,19 @@ def should_stop(ctx):
     return False
 
 
+@njit(cache=True, inline="always")
+def enter_node(ctx, ply):
+    """Bookkeeping every node does first: empty its PV, count it, track seldepth.
+    Returns True when the search must unwind."""
+    ctx[C_PV_LEN][ply] = ply
+    if should_stop(ctx):
+        return True
+    stats = ctx[C_STATS]
+    if ply > stats[S_SELDEPTH]:
+        stats[S_SELDEPTH] = ply
+    return False
+
+
 @njit(cache=True)
 def captured_piece(board, m):
     if move_flag(m) == FLAG_EN_PASSANT:
@@ -233,12 +246,9 @@ def has_non_pawn_material(bb, side):
 @njit(QUIESCENCE_SIGNATURE, cache=True, nogil=True)
 def quiescence(pos, tt, ctx, ply, alpha, beta):
     """Captures and promotions until the position is quiet; evasions when in check."""
-    stats = ctx[C_STATS]
-    ctx[C_PV_LEN][ply] = ply
-    if should_stop(ctx):
+    if enter_node(ctx, ply):
         return 0
-    if ply > stats[S_SELDEPTH]:
-        stats[S_SELDEPTH] = ply
+    stats = ctx[C_STATS]
     bb, board = pos[0], pos[1]
     if ply >= MAX_PLY - 1:
         return static_eval(pos, ctx)
@@ -298,13 +308,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     """Principal-variation search below the root; returns a fail-soft score."""
     if depth <= 0:
         return quiescence(pos, tt, ctx, ply, alpha, beta)
+    if enter_node(ctx, ply):
+        return 0
     stats = ctx[C_STATS]
     opts = ctx[C_OPTS]
-    ctx[C_PV_LEN][ply] = ply
-    if should_stop(ctx):
-        return 0
-    if ply > stats[S_SELDEPTH]:
-        stats[S_SELDEPTH] = ply
     bb, board, st = pos[0], pos[1], pos[2]
     # Draws: fifty-move rule, repetition (one is enough inside the tree), dead material.
     if st[ST_HALFMOVE] >= 100 or repetition_count(pos) > 0 or insufficient_material(bb):
