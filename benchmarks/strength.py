@@ -11,10 +11,11 @@ Usage: python benchmarks/strength.py [--nodes N | --movetime MS] [--limit K] [--
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import chess
@@ -68,6 +69,18 @@ def run_instance(args):
     return letters, out
 
 
+def load_store(path: Path | None, budget_key: dict) -> dict:
+    """Instances already measured under the same budget (a long run can be resumed)."""
+    if path is None or not path.exists():
+        return {}
+    done = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if record["budget"] == budget_key:
+            done[record["instance"]] = {k: tuple(v) for k, v in record["results"].items()}
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=None)
@@ -76,15 +89,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--instances", nargs="+", default=list(THESIS_INSTANCES))
     parser.add_argument("--out", type=Path, default=None, help="also write the Markdown table here")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="JSON lines of finished instances: appended as each finishes, reused on a rerun")
     args = parser.parse_args(argv)
     if args.nodes is None and args.movetime is None:
         args.nodes = 20000
     suites = {"wac": load_suite(SUITES / "wac.epd", args.limit),
               "sts": load_suite(SUITES / "sts-1-10.epd", args.limit)}
     start = time.time()
-    jobs = [(letters, suites, args.nodes, args.movetime) for letters in args.instances]
+    budget_key = {"nodes": args.nodes, "movetime": args.movetime, "limit": args.limit}
+    results = load_store(args.store, budget_key)
+    jobs = [(letters, suites, args.nodes, args.movetime) for letters in args.instances if letters not in results]
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = dict(pool.map(run_instance, jobs))
+        for future in as_completed([pool.submit(run_instance, job) for job in jobs]):
+            letters, out = future.result()
+            results[letters] = out
+            print(f"({letters}) {out}", file=sys.stderr, flush=True)
+            if args.store:
+                with args.store.open("a") as handle:
+                    handle.write(json.dumps({"budget": budget_key, "instance": letters, "results": out}) + "\n")
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.movetime} ms"
     lines = [f"Budget {budget} per position; {len(suites['wac'])} WAC and {len(suites['sts'])} STS positions; "
              f"{time.time() - start:.0f} s.", "",
