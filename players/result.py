@@ -89,6 +89,20 @@ class SearchResult:
     time: float
     iterations: tuple[IterationInfo, ...] = field(default=())
     fen: str = ""
+    second_score: int | None = None  # best score of the other root moves (margin probe), capped
+
+    @property
+    def margin(self) -> int | None:
+        """How far the best move beat the rest (at most the probe's cap); None if not probed."""
+        return None if self.second_score is None else self.score_cp - self.second_score
+
+    @property
+    def stability(self) -> float:
+        """Share of the last four completed iterations that chose the final move."""
+        recent = self.iterations[-4:]
+        if not recent:
+            return 0.0
+        return sum(it.move == self.bestmove for it in recent) / len(recent)
 
     @property
     def nps(self) -> int:

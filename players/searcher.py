@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from dataclasses import replace
+from typing import Callable, Sequence
 
 import chess
 import numpy as np
@@ -21,11 +22,12 @@ from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
 from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
                           INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
                           S_STOPPED, new_context, score_moves, search_root)
-from .core.tt import clear_table, entry_move, new_table, tt_probe
+from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
 
 InfoCallback = Callable[[IterationInfo], None]
+MARGIN_CAP = 200  # centipawns: a best move this far ahead of the rest is simply 'clear'
 
 
 def mate_in_moves(score: int) -> int | None:
@@ -82,12 +84,21 @@ class Searcher:
         self.ctx[C_STOP][0] = 1
 
     def search(self, position: Position | chess.Board | str | None, limits: SearchLimits,
-               info: InfoCallback | None = None) -> SearchResult:
+               info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
+               margin_probe: bool = False) -> SearchResult:
+        """Iterative deepening until a limit is reached.
+
+        ``searchmoves`` restricts the root to these UCI moves (UCI ``go searchmoves``;
+        the posterior-search selection criterion).  ``margin_probe`` spends up to an
+        eighth of the budget after the main search on a null-window-ish search of the
+        other root moves, so the result says by how much the best move beat the
+        second (``second_score``): the confidence criterion needs it.
+        """
         pos = as_position(position)
         ctx = self.ctx
         stats = ctx[C_STATS]
         stats[:] = 0
-        stats[S_NODE_LIMIT] = limits.nodes or 0
+        stats[S_NODE_LIMIT] = (limits.nodes * 7 // 8 if margin_probe else limits.nodes) if limits.nodes else 0
         ctx[C_STOP][0] = 0
         ctx[C_KILLERS][:] = 0
         ctx[C_HISTORY][:] //= 8
@@ -96,32 +107,97 @@ class Searcher:
         start = time.perf_counter()
         timer = None
         if limits.movetime is not None:
-            timer = threading.Timer(limits.movetime / 1000.0, self.stop)
+            share = 0.875 if margin_probe else 1.0
+            timer = threading.Timer(share * limits.movetime / 1000.0, self.stop)
             timer.daemon = True
             timer.start()
         try:
-            return self._iterate(pos, max_depth, limits, start, info)
+            result = self._iterate(pos, max_depth, limits, start, info, searchmoves)
+            if margin_probe:
+                result = self._probe_margin(pos, result, limits, start)
+            return result
         finally:
             if timer is not None:
                 timer.cancel()
 
-    def _iterate(self, pos: Position, max_depth: int, limits: SearchLimits, start: float,
-                 info: InfoCallback | None) -> SearchResult:
+    def _root_moves(self, pos: Position, searchmoves: Sequence[str] | None) -> tuple[np.ndarray, int]:
+        """Legal root moves, hash move first, then by the usual ordering; only
+        ``searchmoves`` if given (an illegal one is an error, not silently dropped)."""
         arrays = pos.arrays
         ctx = self.ctx
-        stats = ctx[C_STATS]
         root_moves = np.zeros(MAX_MOVES, np.int64)
         n_root = generate_moves(arrays, ctx[C_MOVES][0], False)
-        fen = pos.fen()
+        if searchmoves is not None:
+            legal = {move_to_uci(int(m)): int(m) for m in ctx[C_MOVES][0][:n_root]}
+            wanted = list(dict.fromkeys(searchmoves))
+            bad = [m for m in wanted if m not in legal]
+            if bad or not wanted:
+                raise ValueError(f"searchmoves: {', '.join(bad) or '(none)'} not legal in {pos.fen()}")
+            ctx[C_MOVES][0][:len(wanted)] = [legal[m] for m in wanted]
+            n_root = len(wanted)
         if n_root == 0:
-            checked = pos.to_board().is_check()
-            return SearchResult("0000", -MATE if checked else 0, 0 if checked else None, (), 0, 0, 0, 0, 0,
-                                time.perf_counter() - start, (), fen)
+            return root_moves, 0
         entry = tt_probe(self.tt, arrays[4][arrays[2][ST_PLY]])  # np.uint64: keys exceed int64
         score_moves(arrays, ctx, 0, n_root, entry_move(entry) if entry else 0)
         order = np.argsort(-ctx[C_SCORES][0][:n_root], kind="stable")
         root_moves[:n_root] = ctx[C_MOVES][0][:n_root][order]
+        return root_moves, int(n_root)
 
+    def _probe_margin(self, pos: Position, result: SearchResult, limits: SearchLimits,
+                      start: float) -> SearchResult:
+        """Search every root move but the best at depth D−2 in the window
+        [score − MARGIN_CAP, score]: the fail-soft result bounds the second-best
+        score, so the margin is exact below the cap and "at least the cap" above."""
+        if result.root_moves < 2 or result.depth < 1 or result.mate is not None:
+            return result
+        ctx = self.ctx
+        stats = ctx[C_STATS]
+        arrays = pos.arrays
+        root_moves, n_root = self._root_moves(pos, None)
+        others = np.array([m for m in root_moves[:n_root] if move_to_uci(int(m)) != result.bestmove], np.int64)
+        probe_moves = np.zeros(MAX_MOVES, np.int64)
+        probe_moves[:len(others)] = others
+        nodes_before = int(stats[S_NODES])
+        stats[S_STOPPED] = 0
+        ctx[C_STOP][0] = 0
+        stats[S_NODE_LIMIT] = limits.nodes if limits.nodes else nodes_before + max(2000, nodes_before // 7)
+        if stats[S_NODE_LIMIT] <= nodes_before:
+            return result
+        timer = None
+        if limits.movetime is not None:
+            left = limits.movetime / 1000.0 - (time.perf_counter() - start)
+            if left <= 0:
+                return result
+            timer = threading.Timer(left, self.stop)
+            timer.daemon = True
+            timer.start()
+        try:
+            alpha = max(-INF, result.score_cp - MARGIN_CAP)
+            score, _ = search_root(arrays, self.tt, ctx, probe_moves, len(others), max(1, result.depth - 2),
+                                   alpha, result.score_cp + 1)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        nodes = int(stats[S_NODES])
+        stopped = bool(stats[S_STOPPED])
+        # The probe stored its (second-best) move at the root key: put the real best back.
+        best_code = next(int(m) for m in root_moves[:n_root] if move_to_uci(int(m)) == result.bestmove)
+        tt_store(self.tt, arrays[4][arrays[2][ST_PLY]], best_code, BOUND_EXACT, result.depth,
+                 result.score_cp, 0)
+        second = None if stopped else max(int(min(score, result.score_cp)), result.score_cp - MARGIN_CAP)
+        return replace(result, second_score=second, nodes=nodes, time=time.perf_counter() - start)
+
+    def _iterate(self, pos: Position, max_depth: int, limits: SearchLimits, start: float,
+                 info: InfoCallback | None, searchmoves: Sequence[str] | None = None) -> SearchResult:
+        arrays = pos.arrays
+        ctx = self.ctx
+        stats = ctx[C_STATS]
+        fen = pos.fen()
+        root_moves, n_root = self._root_moves(pos, searchmoves)
+        if n_root == 0:
+            checked = pos.to_board().is_check()
+            return SearchResult("0000", -MATE if checked else 0, 0 if checked else None, (), 0, 0, 0, 0, 0,
+                                time.perf_counter() - start, (), fen)
         best_move, best_score, best_pv = int(root_moves[0]), 0, (move_to_uci(int(root_moves[0])),)
         completed = 0
         root_done = 0
