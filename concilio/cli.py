@@ -114,6 +114,51 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    """One ensemble decision: the instances, their answers, the criterion's values."""
+    from dataclasses import replace
+
+    from ensemble.cluster import ClusterError
+    from ensemble.config import Budget, load_config
+    from ensemble.player import EnsemblePlayer
+    from ensemble.selection import SelectionError
+    from ensemble.yaml_source import ConfigError
+    pos = _position(args.fen, args.moves)
+    try:
+        config = load_config(args.config)
+        if args.movetime or args.nodes or args.depth:
+            mode = args.budget_mode or config.budget.mode
+            config = config.with_budget(Budget(movetime=args.movetime, nodes=args.nodes, depth=args.depth,
+                                               mode=mode))
+        elif args.budget_mode:
+            config = config.with_budget(replace(config.budget, mode=args.budget_mode))
+        if args.criterion:
+            config = config.with_selection(args.criterion)
+        if args.scheduler:
+            config = replace(config, cluster=replace(config.cluster, scheduler=args.scheduler, workers=None))
+    except (ConfigError, SelectionError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"Ensemble {config.name}: {config.notation}  [{config.source}]")
+    for inst in config.instances:
+        options = inst.search
+        extra = f" aspiration={options.aspiration}" if options.aspiration != 30 else ""
+        extra += "" if options.null_move else " no-null-move"
+        extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""
+        print(f"  {inst.label:24s} weights {inst.weights_text()}{extra}")
+    print(f"Selection {config.selection.criterion} {dict(config.selection.params)}; budget {config.budget.describe()}")
+    try:
+        with EnsemblePlayer(config, on_event=lambda m: print(f"  ! {m}", file=sys.stderr)) as player:
+            print(f"Cluster: {player.cluster_description}")
+            if player.dashboard:
+                print(f"Dashboard: {player.dashboard}")
+            print()
+            decision = player.choose(pos.root_fen, pos.moves)
+    except ClusterError as exc:
+        raise UsageError(str(exc)) from None
+    print(decision.format())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -144,6 +189,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moves", nargs="*", help="UCI moves played from the position")
     add_spec_args(p)
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("play", help="let an ensemble (YAML file) choose a move and show why")
+    p.add_argument("config", help="ensemble file, or a name in configs/ensembles (3b, full, ...)")
+    p.add_argument("--fen", help="position (default: the start position)")
+    p.add_argument("--moves", nargs="*", help="UCI moves played from the position")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--movetime", type=int, help="milliseconds per instance (overrides the file)")
+    limit.add_argument("--nodes", type=int, help="nodes per instance (overrides the file)")
+    limit.add_argument("--depth", type=int, help="depth per instance (overrides the file)")
+    p.add_argument("--budget-mode", choices=["per_instance", "equal_total"])
+    p.add_argument("--criterion", help="selection criterion (overrides the file)")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://host:port")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

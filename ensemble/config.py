@@ -1,0 +1,449 @@
+"""Ensemble files: which instances, how they search, how the move is selected,
+the budget and the cluster.  ``load_config`` validates everything at once and
+reports every problem with file, line and field path.
+
+A file either lists its instances::
+
+    instances:
+      - mask: MBXP                 # letters or the 7-bit integer
+        weights: {B: 1.5}          # optional, by letter or a list of seven
+        search: {aspiration: 50, null_move: false, depth_cap: 12}
+
+or generates them (or both: generated instances come first)::
+
+    distribution: {criterion: balanced, n: 3, order: MBXKPAR, seed: 1}
+
+and then::
+
+    selection: {criterion: weighted_majority, weights: generalised}
+    budget: {movetime: 1000, budget_mode: per_instance}
+    cluster: {workers: 3}          # or {scheduler: tcp://10.0.0.5:8786}
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
+from players.result import SearchLimits
+from .distribution import CRITERIA as DISTRIBUTION_CRITERIA, MASK_CRITERIA, DistributionError, distribute
+from .selection import CRITERIA as SELECTION_CRITERIA, SelectionError, check_params
+from .yaml_source import ConfigError, FieldPath, YamlSource, load_yaml
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "ensembles"
+TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
+            "allow_without_material", "hash_mb", "search"}
+INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb"}
+SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
+DISTRIBUTION_KEYS = {"criterion", "n", "order", "seed", "factor", "focus", "sigma", "weights", "search"}
+BUDGET_KEYS = {"movetime", "nodes", "depth", "budget_mode", "deadline_ms"}
+CLUSTER_KEYS = {"workers", "scheduler", "threads_per_worker", "dashboard"}
+SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
+DEFAULT_NODE_DEADLINE_MS = 120_000
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The "directing knowledge" of an instance: how it searches, not what it knows."""
+
+    aspiration: int = 30
+    null_move: bool = True
+    lmr: bool = True
+    futility: bool = True
+    depth_cap: int | None = None
+
+
+@dataclass(frozen=True)
+class InstanceConfig:
+    label: str
+    spec: EvalSpec
+    search: SearchOptions = field(default_factory=SearchOptions)
+    hash_mb: float = 16
+
+    def make_searcher(self):
+        from players.searcher import Searcher
+        o = self.search
+        return Searcher(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
+                        aspiration=o.aspiration, depth_cap=o.depth_cap)
+
+    def weights_text(self) -> str:
+        return " ".join(f"{c}={w:g}" for c, w in zip(CATEGORIES, self.spec.weights) if self.spec.uses(c))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What each search may spend.  ``equal_total`` divides one budget among the n
+    instances, so that an ensemble uses the compute of one engine with that budget."""
+
+    movetime: int | None = None
+    nodes: int | None = None
+    depth: int | None = None
+    mode: str = "per_instance"
+    deadline_ms: int | None = None
+
+    def limits(self, n_instances: int) -> SearchLimits:
+        share = n_instances if self.mode == "equal_total" else 1
+        if self.movetime is not None:
+            return SearchLimits(movetime=max(1, self.movetime // share))
+        if self.nodes is not None:
+            return SearchLimits(nodes=max(1, self.nodes // share))
+        return SearchLimits(depth=self.depth)
+
+    def deadline(self, n_instances: int) -> float:
+        """Seconds the coordinator waits for the instances before deciding without them."""
+        if self.deadline_ms is not None:
+            return self.deadline_ms / 1000.0
+        if self.movetime is not None:
+            return self.limits(n_instances).movetime / 1000.0  # type: ignore[operator]
+        return DEFAULT_NODE_DEADLINE_MS / 1000.0
+
+    def describe(self) -> str:
+        what = (f"movetime {self.movetime} ms" if self.movetime is not None else
+                f"nodes {self.nodes}" if self.nodes is not None else f"depth {self.depth}")
+        return f"{what} ({self.mode})"
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    workers: int | None = None  # local cluster size; default one per instance
+    scheduler: str | None = None
+    threads_per_worker: int = 1
+    dashboard: bool = True
+
+
+@dataclass(frozen=True)
+class SelectionConfig:
+    criterion: str = "majority"
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EnsembleConfig:
+    name: str
+    instances: tuple[InstanceConfig, ...]
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
+    budget: Budget = field(default_factory=lambda: Budget(movetime=1000))
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    description: str = ""
+    allow_without_material: bool = False
+    source: str = ""
+
+    @property
+    def notation(self) -> str:
+        return "".join(f"({i.spec.letters})" for i in self.instances)
+
+    @property
+    def needs_margin(self) -> bool:
+        return SELECTION_CRITERIA[self.selection.criterion].needs_margin
+
+    def with_budget(self, budget: Budget) -> "EnsembleConfig":
+        from dataclasses import replace
+        return replace(self, budget=budget)
+
+    def with_selection(self, criterion: str, **params: Any) -> "EnsembleConfig":
+        from dataclasses import replace
+        return replace(self, selection=SelectionConfig(criterion, check_params(criterion, params)))
+
+
+def resolve_config_path(name: str | Path) -> Path:
+    """A path, or the name of a file in ``configs/ensembles`` (``3b`` → ``configs/ensembles/3b.yaml``)."""
+    path = Path(name)
+    if path.exists():
+        return path
+    candidate = CONFIG_DIR / (path.name if path.suffix else f"{path.name}.yaml")
+    return candidate if candidate.exists() else path
+
+
+def load_config(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
+    """Read and validate an ensemble file; ``ConfigError`` lists every problem."""
+    if path is not None and text is None:
+        path = resolve_config_path(path)
+    source = load_yaml(path, text)
+    config = _parse(source)
+    if source.problems:
+        raise ConfigError(source.problems)
+    assert config is not None
+    return config
+
+
+# --- validation -------------------------------------------------------------------------------
+
+def _parse(src: YamlSource) -> EnsembleConfig | None:
+    data = src.data
+    if not isinstance(data, dict):
+        src.problem((), f"expected a mapping of {', '.join(sorted(TOP_KEYS))}; got {type(data).__name__}")
+        return None
+    _unknown(src, data, (), TOP_KEYS)
+    allow = _bool(src, data, ("allow_without_material",), False)
+    hash_mb = _number(src, data, ("hash_mb",), 16.0, low=1)
+    defaults = _search_options(src, data.get("search"), ("search",), SearchOptions())
+    instances: list[InstanceConfig] = []
+    if "distribution" in data:
+        instances += _distribution(src, data["distribution"], hash_mb, defaults)
+    if "instances" in data:
+        items = data["instances"]
+        if not isinstance(items, list):
+            src.problem(("instances",), "expected a list of instances")
+        else:
+            for i, item in enumerate(items):
+                inst = _instance(src, item, ("instances", i), hash_mb, defaults)
+                if inst is not None:
+                    instances.append(inst)
+    if "distribution" not in data and "instances" not in data:
+        src.problem((), "no instances: give 'instances' or 'distribution'")
+    elif not instances and not src.problems:
+        src.problem(("instances",), "the list of instances is empty")
+    if not allow:
+        for i, inst in enumerate(instances):
+            if not inst.spec.uses("M"):
+                src.problem(_instance_path(data, i), f"instance {inst.label} has no M (material): every instance "
+                            "needs it unless the file says allow_without_material: true")
+    instances = _unique_labels(instances)
+    selection = _selection(src, data.get("selection"), instances)
+    budget = _budget(src, data.get("budget"))
+    cluster = _cluster(src, data.get("cluster"))
+    name = data.get("name", Path(src.name).stem)
+    if not isinstance(name, (str, int)):
+        src.problem(("name",), "expected a string")
+        name = Path(src.name).stem
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        src.problem(("description",), "expected a string")
+        description = ""
+    return EnsembleConfig(str(name), tuple(instances), selection, budget, cluster, description, allow, src.name)
+
+
+def _instance_path(data: dict, index: int) -> FieldPath:
+    n_generated = 0
+    dist = data.get("distribution")
+    if isinstance(dist, dict) and isinstance(dist.get("n"), int):
+        n_generated = dist["n"]
+    if index < n_generated:
+        return ("distribution",)
+    return ("instances", index - n_generated)
+
+
+def _unknown(src: YamlSource, mapping: dict, path: FieldPath, allowed: set[str]) -> None:
+    for key in mapping:
+        if key not in allowed:
+            src.problem(path + (key,), f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+
+def _mapping(src: YamlSource, value: Any, path: FieldPath) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        src.problem(path, f"expected a mapping, got {type(value).__name__} {value!r}")
+        return None
+    return value
+
+
+def _bool(src: YamlSource, data: dict, path: FieldPath, default: bool) -> bool:
+    value = data.get(path[-1], default)
+    if not isinstance(value, bool):
+        src.problem(path, f"expected true or false, got {value!r}")
+        return default
+    return value
+
+
+def _int(src: YamlSource, data: dict, path: FieldPath, default: int | None, low: int = 1,
+         high: int | None = None) -> int | None:
+    key = path[-1]
+    if key not in data or data[key] is None:
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        src.problem(path, f"expected an integer, got {value!r}")
+        return default
+    if value < low or (high is not None and value > high):
+        src.problem(path, f"{value} is out of range ({low}..{high if high is not None else ''})")
+        return default
+    return value
+
+
+def _number(src: YamlSource, data: dict, path: FieldPath, default: float, low: float = 0) -> float:
+    key = path[-1]
+    if key not in data:
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+        src.problem(path, f"expected a number >= {low}, got {value!r}")
+        return default
+    return float(value)
+
+
+def _search_options(src: YamlSource, value: Any, path: FieldPath, base: SearchOptions) -> SearchOptions:
+    data = _mapping(src, value, path)
+    if data is None:
+        return base
+    _unknown(src, data, path, SEARCH_KEYS)
+    return SearchOptions(
+        aspiration=_int(src, data, path + ("aspiration",), base.aspiration, 1, 10_000),  # type: ignore[arg-type]
+        null_move=_bool(src, data, path + ("null_move",), base.null_move),
+        lmr=_bool(src, data, path + ("lmr",), base.lmr),
+        futility=_bool(src, data, path + ("futility",), base.futility),
+        depth_cap=_int(src, data, path + ("depth_cap",), base.depth_cap, 1, 127),
+    )
+
+
+def _spec(src: YamlSource, mask: Any, weights: Any, path: FieldPath) -> EvalSpec | None:
+    try:
+        return EvalSpec.parse(mask, weights)
+    except EvalSpecError as exc:
+        field_name = "weights" if str(exc).startswith("weights") else "mask"
+        src.problem(path + (field_name,), str(exc))
+        return None
+
+
+def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
+              defaults: SearchOptions) -> InstanceConfig | None:
+    if isinstance(item, (str, int)) and not isinstance(item, bool):
+        item = {"mask": item}  # shorthand: "- MBXP"
+    data = _mapping(src, item, path)
+    if data is None:
+        return None
+    _unknown(src, data, path, INSTANCE_KEYS)
+    if "mask" not in data:
+        src.problem(path, "missing 'mask'")
+        return None
+    spec = _spec(src, data["mask"], data.get("weights"), path)
+    options = _search_options(src, data.get("search"), path + ("search",), defaults)
+    own_hash = _number(src, data, path + ("hash_mb",), hash_mb, low=1)
+    label = data.get("label")
+    if label is not None and not isinstance(label, str):
+        src.problem(path + ("label",), "expected a string")
+        label = None
+    if spec is None:
+        return None
+    return InstanceConfig(label or default_label(spec), spec, options, own_hash)
+
+
+def default_label(spec: EvalSpec) -> str:
+    """``(MB)``, or ``(MBXKPAR B×2 X×2)`` when weights differ from 1."""
+    extra = " ".join(f"{c}×{w:g}" for c, w in zip(CATEGORIES, spec.weights) if spec.uses(c) and w != 1.0)
+    return f"({spec.letters}{' ' + extra if extra else ''})"
+
+
+def _unique_labels(instances: list[InstanceConfig]) -> list[InstanceConfig]:
+    from dataclasses import replace
+    seen: dict[str, int] = {}
+    out = []
+    for inst in instances:
+        seen[inst.label] = seen.get(inst.label, 0) + 1
+        out.append(inst if seen[inst.label] == 1 else replace(inst, label=f"{inst.label}#{seen[inst.label]}"))
+    return out
+
+
+def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchOptions) -> list[InstanceConfig]:
+    path: FieldPath = ("distribution",)
+    data = _mapping(src, value, path)
+    if data is None:
+        return []
+    _unknown(src, data, path, DISTRIBUTION_KEYS)
+    criterion = data.get("criterion")
+    if criterion not in DISTRIBUTION_CRITERIA:
+        src.problem(path + ("criterion",), f"unknown distribution criterion {criterion!r}; "
+                    f"known: {', '.join(DISTRIBUTION_CRITERIA)}")
+        return []
+    if "n" not in data:
+        src.problem(path, "missing 'n' (the number of instances)")
+        return []
+    n = _int(src, data, path + ("n",), None, 1, 64)
+    seed = _int(src, data, path + ("seed",), 0, 0)
+    factor = _number(src, data, path + ("factor",), 2.0, low=0)
+    sigma = _number(src, data, path + ("sigma",), 0.3, low=0)
+    order = data.get("order", "MBXKPAR")
+    focus = data.get("focus", "balanced")
+    if focus not in MASK_CRITERIA:
+        src.problem(path + ("focus",), f"focus {focus!r} is not one of {', '.join(MASK_CRITERIA)}")
+        return []
+    weights = None
+    if "weights" in data:
+        base = _spec(src, "MBXKPAR", data["weights"], path)
+        if base is None:
+            return []
+        weights = base.weights
+    options = _search_options(src, data.get("search"), path + ("search",), defaults)
+    if n is None:
+        return []
+    try:
+        specs = distribute(criterion, n, str(order), seed or 0, factor=factor, focus=focus, sigma=sigma,
+                           weights=weights)
+    except (DistributionError, EvalSpecError) as exc:
+        src.problem(path, str(exc))
+        return []
+    return [InstanceConfig(default_label(s), s, options, hash_mb) for s in specs]
+
+
+def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> SelectionConfig:
+    path: FieldPath = ("selection",)
+    data = _mapping(src, value, path)
+    if data is None:
+        return SelectionConfig()
+    criterion = data.get("criterion")
+    if criterion is None:
+        src.problem(path, "missing 'criterion'")
+        return SelectionConfig()
+    if criterion not in SELECTION_CRITERIA:
+        src.problem(path + ("criterion",), f"unknown selection criterion {criterion!r}; "
+                    f"known: {', '.join(SELECTION_CRITERIA)}")
+        return SelectionConfig()
+    params = {k: v for k, v in data.items() if k != "criterion"}
+    try:
+        merged = check_params(criterion, params)
+    except SelectionError as exc:
+        bad = next((k for k in params if k in str(exc)), None)
+        src.problem(path + ((bad,) if bad else ()), str(exc))
+        return SelectionConfig()
+    if criterion == "priority_sets":
+        labels = {i.label.strip("()") for i in instances} | {i.spec.letters for i in instances}
+        unknown = [h for h in merged["high"] if h.strip("()") not in labels]
+        if unknown:
+            src.problem(path + ("high",), f"no instance labelled {', '.join(unknown)}")
+    return SelectionConfig(criterion, merged)
+
+
+def _budget(src: YamlSource, value: Any) -> Budget:
+    path: FieldPath = ("budget",)
+    data = _mapping(src, value, path)
+    if data is None:
+        return Budget(movetime=1000)
+    _unknown(src, data, path, BUDGET_KEYS)
+    given = [k for k in ("movetime", "nodes", "depth") if k in data]
+    if len(given) != 1:
+        src.problem(path, f"give exactly one of movetime (ms), nodes or depth; got {', '.join(given) or 'none'}")
+        return Budget(movetime=1000)
+    key = given[0]
+    amount = _int(src, data, path + (key,), None, 1, 127 if key == "depth" else None)
+    mode = data.get("budget_mode", "per_instance")
+    if mode not in ("per_instance", "equal_total"):
+        src.problem(path + ("budget_mode",), f"{mode!r} is not per_instance or equal_total")
+        mode = "per_instance"
+    if mode == "equal_total" and key == "depth":
+        src.problem(path + ("budget_mode",), "equal_total needs a movetime or nodes budget (a depth cannot be split)")
+        mode = "per_instance"
+    deadline = _int(src, data, path + ("deadline_ms",), None, 1)
+    if amount is None:
+        return Budget(movetime=1000)
+    return Budget(**{key: amount}, mode=mode, deadline_ms=deadline)
+
+
+def _cluster(src: YamlSource, value: Any) -> ClusterConfig:
+    path: FieldPath = ("cluster",)
+    data = _mapping(src, value, path)
+    if data is None:
+        return ClusterConfig()
+    _unknown(src, data, path, CLUSTER_KEYS)
+    scheduler = data.get("scheduler")
+    if scheduler is not None and (not isinstance(scheduler, str) or not SCHEDULER_ADDRESS.match(scheduler)):
+        src.problem(path + ("scheduler",), f"{scheduler!r} is not a scheduler address like tcp://host:8786")
+        scheduler = None
+    workers = _int(src, data, path + ("workers",), None, 1, 512)
+    if scheduler is not None and workers is not None:
+        src.problem(path + ("workers",), "workers sizes a local cluster; with a scheduler address the "
+                    "cluster's own workers are used")
+    threads = _int(src, data, path + ("threads_per_worker",), 1, 1, 256)
+    dashboard = _bool(src, data, path + ("dashboard",), True)
+    return ClusterConfig(workers, scheduler, threads or 1, dashboard)

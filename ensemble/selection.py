@@ -1,0 +1,312 @@
+"""Selection criteria: which of the instances' proposed moves the ensemble plays.
+
+One function per criterion, registered by name in ``CRITERIA``.  Each takes the
+ballots (one per instance that answered) plus the evidence some criteria need and
+returns every candidate's value; ``select`` then plays the highest value.  Ties are
+broken by the number of votes and then by a seeded draw that depends on the seed
+and the position only, so a rerun plays the same move.
+
+The criteria are those of the thesis (``../shared/docs/ensemble.md``) plus two of
+ours: ``score_weighted`` and ``confidence``.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from evaluation.spec import CATEGORIES, EvalSpec
+from players.result import SearchResult
+
+SIMPLE_WEIGHTS = {"M": 130, "B": 121, "X": 115, "K": 110, "P": 106, "A": 103, "R": 101}
+GENERALISED_WEIGHTS = {"M": 30, "B": 21, "X": 15, "K": 10, "P": 6, "A": 3, "R": 1}
+MATE_CP = 10_000  # a mate counts as this many centipawns in score arithmetic
+
+
+class SelectionError(ValueError):
+    """A criterion asked for something it cannot be given (unknown name, bad parameter)."""
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """One instance's answer: who it is and what its search returned."""
+
+    label: str
+    spec: EvalSpec
+    result: SearchResult
+
+    @property
+    def move(self) -> str:
+        return self.result.bestmove
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the score-based criteria need beyond the ballots, from the root side's view.
+
+    ``root_eval[j]`` is f_j(P), instance j's static evaluation of the root;
+    ``leaf_eval[i][j]`` is f_j(P_i), instance j's evaluation of the end of ballot i's PV.
+    """
+
+    root_eval: tuple[int, ...] = ()
+    leaf_eval: tuple[tuple[int, ...], ...] = ()
+
+
+CandidateSearch = Callable[[Sequence[str], int], Mapping[str, int]]
+
+
+@dataclass(frozen=True)
+class SelectionInput:
+    ballots: tuple[Ballot, ...]
+    evidence: Evidence = field(default_factory=Evidence)
+    search: CandidateSearch | None = None  # full-engine search of given root moves (posterior)
+    key: str = ""  # the position (FEN); with the seed it fixes the tie-break draw
+
+
+@dataclass(frozen=True)
+class Selection:
+    move: str
+    values: dict[str, float]
+    votes: dict[str, int]
+    tie_break: str | None  # None, "votes" or "draw"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    name: str
+    function: Callable[..., dict[str, float]]
+    params: dict[str, object]  # parameter name -> default
+    needs_evidence: bool = False
+    needs_search: bool = False
+    needs_margin: bool = False
+    doc: str = ""
+
+
+def votes(ballots: Sequence[Ballot]) -> dict[str, int]:
+    """Votes per candidate, in order of first appearance."""
+    return dict(Counter(b.move for b in ballots))
+
+
+def clamp_score(score: int) -> int:
+    return max(-MATE_CP, min(MATE_CP, score))
+
+
+# --- the criteria -------------------------------------------------------------------------
+
+def majority(inp: SelectionInput) -> dict[str, float]:
+    """Simple majority: a candidate's value is its number of votes."""
+    return {m: float(v) for m, v in votes(inp.ballots).items()}
+
+
+def weighted_majority(inp: SelectionInput, weights: str | Mapping[str, float] = "generalised") -> dict[str, float]:
+    """Each voter weighs the mean of its categories' constant weights."""
+    table = category_weights(weights)
+    values: dict[str, float] = {}
+    for b in inp.ballots:
+        used = [table[c] for c in CATEGORIES if b.spec.uses(c)]
+        values[b.move] = values.get(b.move, 0.0) + sum(used) / len(used)
+    return values
+
+
+def depth_confidence(inp: SelectionInput, c: float = 100) -> dict[str, float]:
+    """Σ (C·D + N): majority, ties resolved by depth reached and root moves completed."""
+    values: dict[str, float] = {}
+    for b in inp.ballots:
+        values[b.move] = values.get(b.move, 0.0) + c * b.result.depth + b.result.root_moves_searched
+    return values
+
+
+def local_minimax(inp: SelectionInput) -> dict[str, float]:
+    """Σ f_i(P_i) − f_i(P): each voter's gain under its own evaluation."""
+    ev = _evidence(inp)
+    values: dict[str, float] = {}
+    for i, b in enumerate(inp.ballots):
+        values[b.move] = values.get(b.move, 0.0) + ev.leaf_eval[i][i] - ev.root_eval[i]
+    return values
+
+
+def global_minimax(inp: SelectionInput) -> dict[str, float]:
+    """Σ_i Σ_j f_j(P_i) − f_j(P): each voter's gain as every instance judges it."""
+    ev = _evidence(inp)
+    values: dict[str, float] = {}
+    for i, b in enumerate(inp.ballots):
+        gain = sum(ev.leaf_eval[i][j] - ev.root_eval[j] for j in range(len(inp.ballots)))
+        values[b.move] = values.get(b.move, 0.0) + gain
+    return values
+
+
+def posterior(inp: SelectionInput, depth: int = 3) -> dict[str, float]:
+    """General posterior search: every candidate searched by the full engine."""
+    return _posterior(inp, list(votes(inp.ballots)), depth)
+
+
+def posterior_simplified(inp: SelectionInput, depth: int = 3) -> dict[str, float]:
+    """Simplified posterior search: only the most voted candidates are searched
+    (the others keep −∞ and cannot be chosen)."""
+    counts = votes(inp.ballots)
+    top = max(counts.values())
+    values = _posterior(inp, [m for m, v in counts.items() if v == top], depth)
+    return {m: values.get(m, -math.inf) for m in counts}
+
+
+def deepest(inp: SelectionInput) -> dict[str, float]:
+    """Only the instances that reached the greatest depth vote (for instances that
+    share an evaluation and differ in search); the others' moves count −∞."""
+    top = max(b.result.depth for b in inp.ballots)
+    values = {m: -math.inf for m in votes(inp.ballots)}
+    for b in inp.ballots:
+        if b.result.depth == top:
+            values[b.move] = max(values[b.move], 0.0) + 1.0
+    return values
+
+
+def priority_sets(inp: SelectionInput, high: Sequence[str] = ()) -> dict[str, float]:
+    """The high-priority instances (labels) choose; the others only break their ties.
+    A candidate nobody in the high group proposed cannot win while one group member answered."""
+    high_set = set(high)
+    if not high_set:
+        raise SelectionError("priority_sets: 'high' must name at least one instance label")
+    low_count = sum(1 for b in inp.ballots if b.label not in high_set)
+    scale = low_count + 1
+    any_high = any(b.label in high_set for b in inp.ballots)
+    values: dict[str, float] = {m: 0.0 for m in votes(inp.ballots)}
+    for b in inp.ballots:
+        values[b.move] += scale if b.label in high_set else 1.0
+    if any_high:
+        proposed = {b.move for b in inp.ballots if b.label in high_set}
+        values = {m: (v if m in proposed else -math.inf) for m, v in values.items()}
+    return values
+
+
+def score_weighted(inp: SelectionInput, scale: float = 200) -> dict[str, float]:
+    """Votes weighted by how much each instance's search improved on its own static
+    view of the root: w = 2·σ((score − f_i(P)) / scale), so 1 at no gain, towards 2
+    for a clear win found, towards 0 for a position found to be worse than it looks."""
+    ev = _evidence(inp)
+    values: dict[str, float] = {}
+    for i, b in enumerate(inp.ballots):
+        gain = clamp_score(b.result.score_cp) - ev.root_eval[i]
+        values[b.move] = values.get(b.move, 0.0) + 2.0 / (1.0 + math.exp(-gain / scale))
+    return values
+
+
+def confidence(inp: SelectionInput, scale: float = 100) -> dict[str, float]:
+    """Votes weighted by decisiveness: (½ + stability) · (1 + margin / scale), where the
+    margin is how far the instance's best move beat its second best (margin probe) and
+    stability the share of its last four iterations that chose the same move."""
+    values: dict[str, float] = {}
+    for b in inp.ballots:
+        margin = b.result.margin
+        if margin is None:
+            margin = MATE_CP if b.result.mate is not None and b.result.mate > 0 else 0
+        weight = (0.5 + b.result.stability) * (1.0 + min(max(margin, 0), 4 * scale) / scale)
+        values[b.move] = values.get(b.move, 0.0) + weight
+    return values
+
+
+CRITERIA: dict[str, Criterion] = {c.name: c for c in (
+    Criterion("majority", majority, {"seed": 0}, doc="simple majority, seeded tie-break"),
+    Criterion("weighted_majority", weighted_majority, {"weights": "generalised", "seed": 0},
+              doc="constant category weights: 'simple', 'generalised' or a {letter: weight} map"),
+    Criterion("depth_confidence", depth_confidence, {"c": 100, "seed": 0}, doc="Σ (C·D + N)"),
+    Criterion("local_minimax", local_minimax, {"seed": 0}, needs_evidence=True, doc="Σ f_i(P_i) − f_i(P)"),
+    Criterion("global_minimax", global_minimax, {"seed": 0}, needs_evidence=True,
+              doc="Σ_i Σ_j f_j(P_i) − f_j(P)"),
+    Criterion("posterior", posterior, {"depth": 3, "seed": 0}, needs_search=True,
+              doc="full-engine search of every candidate"),
+    Criterion("posterior_simplified", posterior_simplified, {"depth": 3, "seed": 0}, needs_search=True,
+              doc="full-engine search of the most voted candidates"),
+    Criterion("deepest", deepest, {"seed": 0}, doc="majority among the deepest instances"),
+    Criterion("priority_sets", priority_sets, {"high": [], "seed": 0},
+              doc="the 'high' instances choose, the others break ties"),
+    Criterion("score_weighted", score_weighted, {"scale": 200, "seed": 0}, needs_evidence=True,
+              doc="votes weighted by the search's gain over the root evaluation"),
+    Criterion("confidence", confidence, {"scale": 100, "seed": 0}, needs_margin=True,
+              doc="votes weighted by margin over the second move and iteration stability"),
+)}
+
+
+def category_weights(weights: str | Mapping[str, float]) -> dict[str, float]:
+    if weights == "simple":
+        return dict(SIMPLE_WEIGHTS)
+    if weights == "generalised":
+        return dict(GENERALISED_WEIGHTS)
+    if isinstance(weights, Mapping):
+        table = {}
+        for c in CATEGORIES:
+            value = weights.get(c, weights.get(c.lower()))
+            if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise SelectionError(f"weighted_majority: weight for {c} missing or not a number")
+            table[c] = float(value)
+        return table
+    raise SelectionError(f"weighted_majority: weights {weights!r} must be 'simple', 'generalised' "
+                         f"or a map of the seven categories")
+
+
+def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
+    """The criterion's parameters with defaults filled in; unknown names are errors."""
+    if name not in CRITERIA:
+        raise SelectionError(f"unknown selection criterion {name!r}; known: {', '.join(CRITERIA)}")
+    criterion = CRITERIA[name]
+    unknown = sorted(set(params) - set(criterion.params))
+    if unknown:
+        raise SelectionError(f"{name}: unknown parameter(s) {', '.join(unknown)}; "
+                             f"it takes {', '.join(criterion.params)}")
+    merged = dict(criterion.params)
+    merged.update(params)
+    if name == "weighted_majority":
+        category_weights(merged["weights"])  # type: ignore[arg-type]
+    for numeric in ("c", "scale", "depth"):
+        if numeric in merged:
+            v = merged[numeric]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+                raise SelectionError(f"{name}: {numeric} must be a positive number, got {v!r}")
+    if name in ("posterior", "posterior_simplified") and not isinstance(merged["depth"], int):
+        raise SelectionError(f"{name}: depth must be an integer, got {merged['depth']!r}")
+    if name == "priority_sets":
+        high = merged["high"]
+        if not isinstance(high, (list, tuple)) or not high or not all(isinstance(h, str) for h in high):
+            raise SelectionError("priority_sets: 'high' must be a non-empty list of instance labels")
+    return merged
+
+
+def select(name: str, inp: SelectionInput, **params: object) -> Selection:
+    """Apply criterion ``name`` and choose: highest value, then most votes, then a seeded draw."""
+    merged = check_params(name, params)
+    if not inp.ballots:
+        raise SelectionError("no ballots: at least one instance must have answered")
+    seed = merged.pop("seed")
+    values = CRITERIA[name].function(inp, **merged)
+    counts = votes(inp.ballots)
+    best_value = max(values.values())
+    tied = [m for m in counts if values[m] == best_value]
+    tie_break = None
+    if len(tied) > 1:
+        most = max(counts[m] for m in tied)
+        by_votes = [m for m in tied if counts[m] == most]
+        tie_break = "votes" if len(by_votes) < len(tied) else "draw"
+        tied = by_votes
+    if len(tied) > 1:
+        tie_break = "draw"
+        rng = random.Random(f"{seed}:{inp.key}")
+        move = rng.choice(sorted(tied))
+    else:
+        move = tied[0]
+    return Selection(move, values, counts, tie_break)
+
+
+def _evidence(inp: SelectionInput) -> Evidence:
+    ev = inp.evidence
+    n = len(inp.ballots)
+    if len(ev.root_eval) != n or len(ev.leaf_eval) != n or any(len(row) != n for row in ev.leaf_eval):
+        raise SelectionError("this criterion needs the evaluations of the root and PV ends for every ballot")
+    return ev
+
+
+def _posterior(inp: SelectionInput, moves: list[str], depth: int) -> dict[str, float]:
+    if inp.search is None:
+        raise SelectionError("posterior search needs a search function")
+    scores = inp.search(moves, depth)
+    return {m: float(scores[m]) if m in scores else -math.inf for m in votes(inp.ballots)}

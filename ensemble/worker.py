@@ -1,0 +1,72 @@
+"""What runs on a Dask worker: instances kept resident in the worker process for a
+whole game, so each keeps its hash table warm between moves.
+
+Instances live in a module-level registry keyed by a name the coordinator chooses;
+tasks pinned to the worker find them there.  ``stop_instance`` is sent with
+``Client.run``, which runs on the worker's event loop and so reaches a search that
+is busy in the worker's task thread.
+"""
+from __future__ import annotations
+
+import threading
+
+from players.position import Position
+from players.result import SearchLimits, SearchResult
+
+_INSTANCES: dict = {}
+_LOCK = threading.Lock()
+
+
+class InstanceMissing(RuntimeError):
+    """The worker does not hold this instance (it was restarted, or never had it)."""
+
+
+def worker_address() -> str:
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "local"
+
+
+def create_instance(key: str, instance) -> str:
+    """Build the instance's searcher here and load its compiled code (one tiny search),
+    so that the first real move does not pay for it.  Returns the worker's address."""
+    searcher = instance.make_searcher()
+    searcher.search(None, SearchLimits(depth=1))
+    searcher.new_game()
+    with _LOCK:
+        _INSTANCES[key] = searcher
+    return worker_address()
+
+
+def _get(key: str):
+    with _LOCK:
+        searcher = _INSTANCES.get(key)
+    if searcher is None:
+        raise InstanceMissing(f"instance {key} is not on worker {worker_address()}")
+    return searcher
+
+
+def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: SearchLimits,
+                    margin_probe: bool = False) -> SearchResult:
+    """One search from ``fen`` after ``moves`` (the game's history, so repetitions count)."""
+    return _get(key).search(Position.from_fen(fen, moves), limits, margin_probe=margin_probe)
+
+
+async def stop_instance(key: str) -> bool:
+    """A coroutine, so that ``Client.run(..., wait=False)`` runs it on the event loop at once."""
+    with _LOCK:
+        searcher = _INSTANCES.get(key)
+    if searcher is not None:
+        searcher.stop()
+    return searcher is not None
+
+
+def new_game_instance(key: str) -> None:
+    _get(key).new_game()
+
+
+async def drop_instance(key: str) -> None:
+    with _LOCK:
+        _INSTANCES.pop(key, None)

@@ -1,0 +1,95 @@
+"""YAML read with ``safe_load`` semantics plus the line of every field, so that a
+validation message can say ``configs/x.yaml:12: selection.weights: ...``.
+
+PyYAML's safe loader keeps no positions; composing the same text into nodes (no
+object construction) gives them.  Duplicate keys, which ``safe_load`` silently
+resolves to the last one, are reported as problems.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FieldPath = tuple[object, ...]
+
+
+class ConfigError(ValueError):
+    """Every problem found in a configuration file, one per line of the message."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass
+class YamlSource:
+    """Parsed data plus where each field path sits in the file."""
+
+    name: str
+    data: Any
+    lines: dict[FieldPath, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def line(self, path: FieldPath) -> int | None:
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), None)
+
+    def problem(self, path: FieldPath, message: str) -> None:
+        line = self.line(path)
+        where = f"{self.name}:{line}" if line else self.name
+        dotted = format_path(path)
+        self.problems.append(f"{where}: {dotted + ': ' if dotted else ''}{message}")
+
+
+def format_path(path: FieldPath) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def load_yaml(path: str | Path | None = None, text: str | None = None) -> YamlSource:
+    """Read a YAML file (or text); syntax errors raise ``ConfigError`` with line and column."""
+    name = str(path) if path is not None else "<text>"
+    if text is None:
+        try:
+            text = Path(path).read_text()  # type: ignore[arg-type]
+        except OSError as exc:
+            raise ConfigError([f"{name}: cannot read: {exc.strerror or exc}"]) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{where}: YAML syntax error: {reason}"]) from None
+    source = YamlSource(name, data)
+    if node is not None:
+        _index(node, (), source)
+    return source
+
+
+def _index(node: yaml.Node, path: FieldPath, source: YamlSource) -> None:
+    source.lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[object] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            child = path + (key,)
+            if key in seen:
+                source.lines[child] = key_node.start_mark.line + 1
+                source.problem(child, "duplicate key (YAML would silently keep the last one)")
+            seen.add(key)
+            source.lines[child] = key_node.start_mark.line + 1
+            _index(value_node, child, source)
+            source.lines[child] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index(item, path + (i,), source)
