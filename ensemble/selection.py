@@ -165,17 +165,16 @@ def deepest(inp: SelectionInput) -> dict[str, float]:
 def priority_sets(inp: SelectionInput, high: Sequence[str] = ()) -> dict[str, float]:
     """The high-priority instances (labels) choose; the others only break their ties.
     A candidate nobody in the high group proposed cannot win while one group member answered."""
-    high_set = set(high)
+    high_set = {h.strip("()") for h in high}
     if not high_set:
         raise SelectionError("priority_sets: 'high' must name at least one instance label")
-    low_count = sum(1 for b in inp.ballots if b.label not in high_set)
-    scale = low_count + 1
-    any_high = any(b.label in high_set for b in inp.ballots)
+    in_high = [b.label.strip("()") in high_set or b.spec.letters in high_set for b in inp.ballots]
+    scale = in_high.count(False) + 1  # one high vote outweighs every low vote together
     values: dict[str, float] = {m: 0.0 for m in votes(inp.ballots)}
-    for b in inp.ballots:
-        values[b.move] += scale if b.label in high_set else 1.0
-    if any_high:
-        proposed = {b.move for b in inp.ballots if b.label in high_set}
+    for b, high_voter in zip(inp.ballots, in_high):
+        values[b.move] += scale if high_voter else 1.0
+    if any(in_high):
+        proposed = {b.move for b, high_voter in zip(inp.ballots, in_high) if high_voter}
         values = {m: (v if m in proposed else -math.inf) for m, v in values.items()}
     return values
 
