@@ -1,0 +1,97 @@
+"""Coordination overhead of the ensemble: n instances on n Dask workers against the
+same searches run one after another in this process.
+
+Node budgets make the work identical on both sides (same moves, same node counts:
+checked).  Per move we report
+* the coordination cost: ensemble wall time minus the slowest instance's own search
+  time measured inside its worker (transport, scheduling, selection);
+* how much slower a search runs inside a worker than alone (cores shared with the
+  scheduler, the coordinator and each other);
+* the overhead against the ideal parallel time, the slowest sequential search when
+  n <= cores, or the sequential total divided by the cores when n > cores
+  (oversubscribed: instances then share cores and each search runs slower).
+
+Usage: python benchmarks/ensemble_overhead.py [--nodes 600000] [--sizes 2 6] [--positions 6]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+from ensemble.config import Budget, ClusterConfig, EnsembleConfig, InstanceConfig, SelectionConfig, default_label
+from ensemble.distribution import distribute
+from ensemble.player import EnsemblePlayer
+from players.bench import BENCH_FENS
+from players.result import SearchLimits
+
+
+def ensemble_config(n: int, nodes: int) -> EnsembleConfig:
+    specs = distribute("balanced", n) if n >= 2 else distribute("minimal", 1)
+    instances = tuple(InstanceConfig(default_label(s), s) for s in specs)
+    return EnsembleConfig(f"bench-{n}", instances, SelectionConfig("majority", {"seed": 0}),
+                          Budget(nodes=nodes, deadline_ms=600_000), ClusterConfig(workers=n, dashboard=False))
+
+
+def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
+    config = ensemble_config(n, nodes)
+    sequential = [inst.make_searcher() for inst in config.instances]
+    for s in sequential:
+        s.search(None, SearchLimits(depth=1))
+    rows = []
+    with EnsemblePlayer(config) as player:
+        player.choose(fens[0])  # warm the transport; its numbers are not counted
+        player.new_game()
+        for s in sequential:
+            s.new_game()
+        for fen in fens:
+            started = time.perf_counter()
+            decision = player.choose(fen)
+            wall = time.perf_counter() - started
+            seq_times, seq_nodes = [], []
+            for s in sequential:
+                t0 = time.perf_counter()
+                r = s.search(fen, SearchLimits(nodes=nodes))
+                seq_times.append(time.perf_counter() - t0)
+                seq_nodes.append(r.nodes)
+            worker_times = [r.result.time for r in decision.reports]
+            same = [r.result.nodes for r in decision.reports] == seq_nodes
+            ideal = max(seq_times) if n <= cores else sum(seq_times) / cores
+            rows.append({"wall": wall, "coordination": wall - max(worker_times), "ideal": ideal,
+                         "slowdown": sum(worker_times) / sum(seq_times),
+                         "overhead": wall / ideal - 1, "same_work": same})
+    return {
+        "n": n,
+        "coordination_ms": 1000 * statistics.mean(r["coordination"] for r in rows),
+        "wall": statistics.mean(r["wall"] for r in rows),
+        "ideal": statistics.mean(r["ideal"] for r in rows),
+        "overhead": statistics.mean(r["overhead"] for r in rows),
+        "same_work": all(r["same_work"] for r in rows),
+        "slowdown": statistics.mean(r["slowdown"] for r in rows),
+        "oversubscribed": n > cores,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=600_000, help="nodes per instance (~1 s here)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2, 6])
+    parser.add_argument("--positions", type=int, default=6)
+    args = parser.parse_args(argv)
+    cores = len(os.sched_getaffinity(0))
+    fens = list(BENCH_FENS[: args.positions])
+    print(f"{cores} cores; {args.nodes} nodes per instance; {len(fens)} positions")
+    print(f"{'n':>3s} {'wall s':>7s} {'ideal s':>8s} {'overhead':>9s} {'coordination ms':>16s} "
+          f"{'search in worker / alone':>25s} same work")
+    for n in args.sizes:
+        r = measure(n, args.nodes, fens, cores)
+        note = "  (oversubscribed: more instances than cores)" if r["oversubscribed"] else ""
+        print(f"{n:3d} {r['wall']:7.2f} {r['ideal']:8.2f} {100 * r['overhead']:8.1f}% {r['coordination_ms']:16.1f} "
+              f"{r['slowdown']:25.2f} {'yes' if r['same_work'] else 'NO'}{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
