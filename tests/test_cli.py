@@ -53,3 +53,23 @@ def test_bad_mask_and_limits():
     assert out.returncode == 2 and "Q, Z" in out.stderr
     out = run("search", "--depth", "-1")
     assert out.returncode == 2 and "depth must be positive" in out.stderr
+
+
+def test_play_prints_instances_votes_and_bestmove(tmp_path):
+    config = tmp_path / "duo.yaml"
+    config.write_text("instances: [MB, {mask: MX, weights: {X: 2}}]\nselection: {criterion: depth_confidence}\n"
+                      "budget: {nodes: 3000}\ncluster: {workers: 2, dashboard: false}\n")
+    out = run("play", str(config), "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "(MX X×2)" in text and "weights M=1 X=2" in text
+    assert "criterion depth_confidence" in text
+    assert text.strip().splitlines()[-1] == "bestmove a1a8"  # both instances see the back-rank mate
+
+
+def test_play_reports_a_bad_file_with_line_and_field(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("instances: [MB]\nselection: {criterion: plurality}\n")
+    out = run("play", str(config))
+    assert out.returncode == 2
+    assert f"{config}:2: selection.criterion: unknown selection criterion 'plurality'" in out.stderr
