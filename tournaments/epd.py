@@ -1,0 +1,121 @@
+"""Test-suite EPD files: positions with their best moves (``bm``), avoid moves (``am``),
+an ``id`` and, for STS, points per move (``c0 "f5=10, Be5+=2"``, cross-checked with the
+UCI moves of ``c9``).
+
+Real files have quirks the loader copes with (``../shared/data/README.md``): NUL bytes
+and CRLF at line ends, ``bm Qd1 + ;`` with the check sign detached, FENs with move
+counters before ``;``, pv fields with illegal SAN.  A line that still cannot be read is
+reported as ``file:line: reason`` and skipped; the rest of the file is used.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+
+
+@dataclass(frozen=True)
+class SuitePosition:
+    """One test position; moves are UCI so that results compare without a board."""
+
+    fen: str
+    best: tuple[str, ...]
+    avoid: tuple[str, ...] = ()
+    id: str = ""
+    points: dict[str, int] = field(default_factory=dict)  # STS: move -> points (best = 10)
+    line: int = 0
+    theme: str = ""
+
+    def solved_by(self, move: str) -> bool:
+        """A move solves the position if it is a best move (or, with only ``am``, not an avoided one)."""
+        if self.best:
+            return move in self.best
+        return bool(self.avoid) and move not in self.avoid
+
+    def points_for(self, move: str) -> int:
+        return self.points.get(move, 0)
+
+
+@dataclass
+class Suite:
+    name: str
+    path: str
+    positions: list[SuitePosition]
+    skipped: list[str]  # "file:line: reason" for every unreadable line
+
+    @property
+    def has_points(self) -> bool:
+        return any(p.points for p in self.positions)
+
+
+DETACHED_CHECK = re.compile(r"(\b(?:bm|am)\s[^;]*?)\s+([+#])")
+COUNTERS = re.compile(r"^(\S+\s+[wb]\s+\S+\s+\S+)\s+\d+\s+\d+\s*;")
+PV_FIELD = re.compile(r"\bpv\s[^;]*;")
+GLUED_COUNTERS = re.compile(r"^(\S+\s+[wb]\s+\S+)\s+-(\d+)\s+(\d+)\s*;")  # "w - -1 12 ;"
+UNQUOTED_ID = re.compile(r"\bid\s+([^\s\";]+)\s*(?:;|$)")
+
+
+def clean_line(raw: str) -> str:
+    line = raw.replace("\x00", "").strip()
+    line = GLUED_COUNTERS.sub(r"\1 - \2 \3 ;", line)  # an ep square glued to the halfmove clock
+    line = UNQUOTED_ID.sub(r'id "\1";', line)
+    line = COUNTERS.sub(r"\1 ;", line)  # "fen 0 1 ; bm x" -> "fen ; bm x"
+    line = re.sub(r"^(\S+\s+[wb]\s+\S+\s+\S+)\s*;\s*", r"\1 ", line)  # "fen ; bm" -> "fen bm"
+    while DETACHED_CHECK.search(line):
+        line = DETACHED_CHECK.sub(r"\1\2", line)
+    return line
+
+
+def parse_line(line: str, number: int = 0) -> SuitePosition:
+    """One EPD record; ``ValueError`` with the reason if it cannot be used."""
+    try:
+        board, ops = chess.Board.from_epd(line)
+    except ValueError:
+        # A pv (or other SAN field) with an illegal move should not cost the position.
+        board, ops = chess.Board.from_epd(PV_FIELD.sub("", line))
+    if not board.is_valid():
+        raise ValueError(f"illegal position ({board.status()!r})")
+    best = tuple(m.uci() for m in ops.get("bm", []) or [])
+    avoid = tuple(m.uci() for m in ops.get("am", []) or [])
+    if not best and not avoid:
+        raise ValueError("no bm or am operation")
+    points: dict[str, int] = {}
+    c0 = ops.get("c0")
+    if isinstance(c0, str) and "=" in c0:
+        uci_moves = str(ops.get("c9", "")).split()
+        for i, item in enumerate(c0.split(",")):
+            if "=" not in item:
+                continue
+            san, value = item.strip().rsplit("=", 1)
+            try:
+                uci = board.parse_san(san.strip()).uci()
+            except ValueError:
+                if i < len(uci_moves):
+                    uci = uci_moves[i]  # c9 lists the same moves in UCI
+                else:
+                    raise ValueError(f"c0: {san!r} is not a legal move") from None
+            points[uci] = int(value)
+    ident = str(ops.get("id", "") or "")
+    theme = ident.split(")", 1)[1].strip().rsplit(".", 1)[0] if ident.startswith("STS") and ")" in ident else ""
+    return SuitePosition(board.fen(), best, avoid, ident, points, number, theme)
+
+
+def load_suite(path: str | Path, name: str | None = None) -> Suite:
+    """Every readable position of an EPD file; unreadable lines are listed in ``skipped``."""
+    path = Path(path)
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    positions, skipped = [], []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = clean_line(raw)
+        if not line:
+            continue
+        try:
+            positions.append(parse_line(line, number))
+        except ValueError as exc:
+            skipped.append(f"{path}:{number}: {exc}")
+    return Suite(name or path.stem, str(path), positions, skipped)
