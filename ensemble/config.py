@@ -22,15 +22,29 @@ and then::
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.result import SearchLimits
-from .distribution import CRITERIA as DISTRIBUTION_CRITERIA, MASK_CRITERIA, DistributionError, distribute
-from .selection import CRITERIA as SELECTION_CRITERIA, SelectionError, check_params
-from .yaml_source import ConfigError, FieldPath, YamlSource, load_yaml
+
+from .distribution import CRITERIA as DISTRIBUTION_CRITERIA
+from .distribution import MASK_CRITERIA, DistributionError, distribute
+from .selection import CRITERIA as SELECTION_CRITERIA
+from .selection import SelectionError, check_params
+from .yaml_source import (
+    ConfigError,
+    FieldPath,
+    YamlSource,
+    as_mapping,
+    check_keys,
+    get_bool,
+    get_int,
+    get_number,
+    load_yaml,
+)
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "ensembles"
 TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
@@ -138,11 +152,11 @@ class EnsembleConfig:
     def needs_margin(self) -> bool:
         return SELECTION_CRITERIA[self.selection.criterion].needs_margin
 
-    def with_budget(self, budget: Budget) -> "EnsembleConfig":
+    def with_budget(self, budget: Budget) -> EnsembleConfig:
         from dataclasses import replace
         return replace(self, budget=budget)
 
-    def with_selection(self, criterion: str, **params: Any) -> "EnsembleConfig":
+    def with_selection(self, criterion: str, **params: Any) -> EnsembleConfig:
         from dataclasses import replace
         return replace(self, selection=SelectionConfig(criterion, check_params(criterion, params)))
 
@@ -175,9 +189,9 @@ def _parse(src: YamlSource) -> EnsembleConfig | None:
     if not isinstance(data, dict):
         src.problem((), f"expected a mapping of {', '.join(sorted(TOP_KEYS))}; got {type(data).__name__}")
         return None
-    _unknown(src, data, (), TOP_KEYS)
-    allow = _bool(src, data, ("allow_without_material",), False)
-    hash_mb = _number(src, data, ("hash_mb",), 16.0, low=1)
+    check_keys(src, data, (), TOP_KEYS)
+    allow = get_bool(src, data, ("allow_without_material",), False)
+    hash_mb = get_number(src, data, ("hash_mb",), 16.0, low=1)
     defaults = _search_options(src, data.get("search"), ("search",), SearchOptions())
     instances: list[InstanceConfig] = []
     if "distribution" in data:
@@ -225,66 +239,17 @@ def _instance_path(data: dict, index: int) -> FieldPath:
     return ("instances", index - n_generated)
 
 
-def _unknown(src: YamlSource, mapping: dict, path: FieldPath, allowed: set[str]) -> None:
-    for key in mapping:
-        if key not in allowed:
-            src.problem(path + (key,), f"unknown key; expected one of {', '.join(sorted(allowed))}")
-
-
-def _mapping(src: YamlSource, value: Any, path: FieldPath) -> dict | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        src.problem(path, f"expected a mapping, got {type(value).__name__} {value!r}")
-        return None
-    return value
-
-
-def _bool(src: YamlSource, data: dict, path: FieldPath, default: bool) -> bool:
-    value = data.get(path[-1], default)
-    if not isinstance(value, bool):
-        src.problem(path, f"expected true or false, got {value!r}")
-        return default
-    return value
-
-
-def _int(src: YamlSource, data: dict, path: FieldPath, default: int | None, low: int = 1,
-         high: int | None = None) -> int | None:
-    key = path[-1]
-    if key not in data or data[key] is None:
-        return default
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        src.problem(path, f"expected an integer, got {value!r}")
-        return default
-    if value < low or (high is not None and value > high):
-        src.problem(path, f"{value} is out of range ({low}..{high if high is not None else ''})")
-        return default
-    return value
-
-
-def _number(src: YamlSource, data: dict, path: FieldPath, default: float, low: float = 0) -> float:
-    key = path[-1]
-    if key not in data:
-        return default
-    value = data[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
-        src.problem(path, f"expected a number >= {low}, got {value!r}")
-        return default
-    return float(value)
-
-
 def _search_options(src: YamlSource, value: Any, path: FieldPath, base: SearchOptions) -> SearchOptions:
-    data = _mapping(src, value, path)
+    data = as_mapping(src, value, path)
     if data is None:
         return base
-    _unknown(src, data, path, SEARCH_KEYS)
+    check_keys(src, data, path, SEARCH_KEYS)
     return SearchOptions(
-        aspiration=_int(src, data, path + ("aspiration",), base.aspiration, 1, 10_000),  # type: ignore[arg-type]
-        null_move=_bool(src, data, path + ("null_move",), base.null_move),
-        lmr=_bool(src, data, path + ("lmr",), base.lmr),
-        futility=_bool(src, data, path + ("futility",), base.futility),
-        depth_cap=_int(src, data, path + ("depth_cap",), base.depth_cap, 1, 127),
+        aspiration=get_int(src, data, path + ("aspiration",), base.aspiration, 1, 10_000),  # type: ignore[arg-type]
+        null_move=get_bool(src, data, path + ("null_move",), base.null_move),
+        lmr=get_bool(src, data, path + ("lmr",), base.lmr),
+        futility=get_bool(src, data, path + ("futility",), base.futility),
+        depth_cap=get_int(src, data, path + ("depth_cap",), base.depth_cap, 1, 127),
     )
 
 
@@ -301,16 +266,16 @@ def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
               defaults: SearchOptions) -> InstanceConfig | None:
     if isinstance(item, (str, int)) and not isinstance(item, bool):
         item = {"mask": item}  # shorthand: "- MBXP"
-    data = _mapping(src, item, path)
+    data = as_mapping(src, item, path)
     if data is None:
         return None
-    _unknown(src, data, path, INSTANCE_KEYS)
+    check_keys(src, data, path, INSTANCE_KEYS)
     if "mask" not in data:
         src.problem(path, "missing 'mask'")
         return None
     spec = _spec(src, data["mask"], data.get("weights"), path)
     options = _search_options(src, data.get("search"), path + ("search",), defaults)
-    own_hash = _number(src, data, path + ("hash_mb",), hash_mb, low=1)
+    own_hash = get_number(src, data, path + ("hash_mb",), hash_mb, low=1)
     label = data.get("label")
     if label is not None and not isinstance(label, str):
         src.problem(path + ("label",), "expected a string")
@@ -338,10 +303,10 @@ def _unique_labels(instances: list[InstanceConfig]) -> list[InstanceConfig]:
 
 def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchOptions) -> list[InstanceConfig]:
     path: FieldPath = ("distribution",)
-    data = _mapping(src, value, path)
+    data = as_mapping(src, value, path)
     if data is None:
         return []
-    _unknown(src, data, path, DISTRIBUTION_KEYS)
+    check_keys(src, data, path, DISTRIBUTION_KEYS)
     criterion = data.get("criterion")
     if criterion not in DISTRIBUTION_CRITERIA:
         src.problem(path + ("criterion",), f"unknown distribution criterion {criterion!r}; "
@@ -350,10 +315,10 @@ def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchO
     if "n" not in data:
         src.problem(path, "missing 'n' (the number of instances)")
         return []
-    n = _int(src, data, path + ("n",), None, 1, 64)
-    seed = _int(src, data, path + ("seed",), 0, 0)
-    factor = _number(src, data, path + ("factor",), 2.0, low=0)
-    sigma = _number(src, data, path + ("sigma",), 0.3, low=0)
+    n = get_int(src, data, path + ("n",), None, 1, 64)
+    seed = get_int(src, data, path + ("seed",), 0, 0)
+    factor = get_number(src, data, path + ("factor",), 2.0, low=0)
+    sigma = get_number(src, data, path + ("sigma",), 0.3, low=0)
     order = data.get("order", "MBXKPAR")
     focus = data.get("focus", "balanced")
     if focus not in MASK_CRITERIA:
@@ -379,7 +344,7 @@ def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchO
 
 def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> SelectionConfig:
     path: FieldPath = ("selection",)
-    data = _mapping(src, value, path)
+    data = as_mapping(src, value, path)
     if data is None:
         return SelectionConfig()
     criterion = data.get("criterion")
@@ -407,16 +372,16 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
 
 def _budget(src: YamlSource, value: Any) -> Budget:
     path: FieldPath = ("budget",)
-    data = _mapping(src, value, path)
+    data = as_mapping(src, value, path)
     if data is None:
         return Budget(movetime=1000)
-    _unknown(src, data, path, BUDGET_KEYS)
+    check_keys(src, data, path, BUDGET_KEYS)
     given = [k for k in ("movetime", "nodes", "depth") if k in data]
     if len(given) != 1:
         src.problem(path, f"give exactly one of movetime (ms), nodes or depth; got {', '.join(given) or 'none'}")
         return Budget(movetime=1000)
     key = given[0]
-    amount = _int(src, data, path + (key,), None, 1, 127 if key == "depth" else None)
+    amount = get_int(src, data, path + (key,), None, 1, 127 if key == "depth" else None)
     mode = data.get("budget_mode", "per_instance")
     if mode not in ("per_instance", "equal_total"):
         src.problem(path + ("budget_mode",), f"{mode!r} is not per_instance or equal_total")
@@ -424,7 +389,7 @@ def _budget(src: YamlSource, value: Any) -> Budget:
     if mode == "equal_total" and key == "depth":
         src.problem(path + ("budget_mode",), "equal_total needs a movetime or nodes budget (a depth cannot be split)")
         mode = "per_instance"
-    deadline = _int(src, data, path + ("deadline_ms",), None, 1)
+    deadline = get_int(src, data, path + ("deadline_ms",), None, 1)
     if amount is None:
         return Budget(movetime=1000)
     return Budget(**{key: amount}, mode=mode, deadline_ms=deadline)
@@ -432,18 +397,18 @@ def _budget(src: YamlSource, value: Any) -> Budget:
 
 def _cluster(src: YamlSource, value: Any) -> ClusterConfig:
     path: FieldPath = ("cluster",)
-    data = _mapping(src, value, path)
+    data = as_mapping(src, value, path)
     if data is None:
         return ClusterConfig()
-    _unknown(src, data, path, CLUSTER_KEYS)
+    check_keys(src, data, path, CLUSTER_KEYS)
     scheduler = data.get("scheduler")
     if scheduler is not None and (not isinstance(scheduler, str) or not SCHEDULER_ADDRESS.match(scheduler)):
         src.problem(path + ("scheduler",), f"{scheduler!r} is not a scheduler address like tcp://host:8786")
         scheduler = None
-    workers = _int(src, data, path + ("workers",), None, 1, 512)
+    workers = get_int(src, data, path + ("workers",), None, 1, 512)
     if scheduler is not None and workers is not None:
         src.problem(path + ("workers",), "workers sizes a local cluster; with a scheduler address the "
                     "cluster's own workers are used")
-    threads = _int(src, data, path + ("threads_per_worker",), 1, 1, 256)
-    dashboard = _bool(src, data, path + ("dashboard",), True)
+    threads = get_int(src, data, path + ("threads_per_worker",), 1, 1, 256)
+    dashboard = get_bool(src, data, path + ("dashboard",), True)
     return ClusterConfig(workers, scheduler, threads or 1, dashboard)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 from evaluation.spec import CATEGORIES, EvalSpec, category_bit
 

@@ -11,14 +11,15 @@ combines them.  That is also what the suite store keeps for every PV end.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import chess
 
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from evaluation.trace import trace
 from players.position import Position
+
 from .selection import MATE_CP, Ballot, Evidence
 
 

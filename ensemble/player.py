@@ -12,18 +12,19 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import chess
 
 from players.result import SearchLimits
 from players.searcher import Searcher
+
+from . import worker as worker_tasks
 from .cluster import ClusterHandle, open_cluster
 from .config import EnsembleConfig, InstanceConfig
 from .decision import Decision, InstanceReport
 from .evidence import gather_evidence
 from .selection import CRITERIA, Ballot, Evidence, SelectionInput, select
-from . import worker as worker_tasks
 
 log = logging.getLogger("concilio.ensemble")
 SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
@@ -45,7 +46,7 @@ class EnsemblePlayer:
         self._on_event = on_event or (lambda message: log.info(message))
 
     # --- life cycle ---------------------------------------------------------------------------
-    def start(self) -> "EnsemblePlayer":
+    def start(self) -> EnsemblePlayer:
         if self._cluster is None:
             self._cluster = open_cluster(self.config.cluster, len(self.config.instances))
         self._local = Searcher()  # fallback and posterior search: the full engine
@@ -60,7 +61,7 @@ class EnsemblePlayer:
                 self._on_event(f"instance {self._label(key)} could not start: {exc}")
         return self
 
-    def __enter__(self) -> "EnsemblePlayer":
+    def __enter__(self) -> EnsemblePlayer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

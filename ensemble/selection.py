@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 from evaluation.spec import CATEGORIES, EvalSpec
 from players.result import SearchResult

@@ -93,3 +93,54 @@ def _index(node: yaml.Node, path: FieldPath, source: YamlSource) -> None:
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index(item, path + (i,), source)
+
+
+# --- field checks shared by every config schema ------------------------------------------------
+
+def check_keys(src: YamlSource, mapping: dict, path: FieldPath, allowed: set[str]) -> None:
+    for key in mapping:
+        if key not in allowed:
+            src.problem(path + (key,), f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+
+def as_mapping(src: YamlSource, value: Any, path: FieldPath) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        src.problem(path, f"expected a mapping, got {type(value).__name__} {value!r}")
+        return None
+    return value
+
+
+def get_bool(src: YamlSource, data: dict, path: FieldPath, default: bool) -> bool:
+    value = data.get(path[-1], default)
+    if not isinstance(value, bool):
+        src.problem(path, f"expected true or false, got {value!r}")
+        return default
+    return value
+
+
+def get_int(src: YamlSource, data: dict, path: FieldPath, default: int | None, low: int = 1,
+         high: int | None = None) -> int | None:
+    key = path[-1]
+    if key not in data or data[key] is None:
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        src.problem(path, f"expected an integer, got {value!r}")
+        return default
+    if value < low or (high is not None and value > high):
+        src.problem(path, f"{value} is out of range ({low}..{high if high is not None else ''})")
+        return default
+    return value
+
+
+def get_number(src: YamlSource, data: dict, path: FieldPath, default: float, low: float = 0) -> float:
+    key = path[-1]
+    if key not in data:
+        return default
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+        src.problem(path, f"expected a number >= {low}, got {value!r}")
+        return default
+    return float(value)
