@@ -159,6 +159,25 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_suite(args: argparse.Namespace) -> int:
+    """Score players and selection criteria on test suites (phase 1 searches, phase 2 metrics)."""
+    from ensemble.yaml_source import ConfigError
+    from tournaments.suite_config import load_suite_config
+    from tournaments.suite_run import format_outcome, run_suite
+    try:
+        config = load_suite_config(args.config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.workers:
+        from dataclasses import replace
+        config = replace(config, workers=args.workers)
+    outcome = run_suite(config, search=not args.no_search, progress=not args.quiet)
+    print(format_outcome(outcome))
+    print(f"\n{outcome.searches_added} searches added ({outcome.searches_stored} in {config.store}); "
+          f"report: {', '.join(str(p) for p in outcome.report_files)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -202,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--criterion", help="selection criterion (overrides the file)")
     p.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://host:port")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("suite", help="score players and selection criteria on EPD test suites")
+    p.add_argument("config", help="suite-run file, or a name in configs/suites (thesis, smoke, ...)")
+    p.add_argument("--workers", type=int, help="Dask workers for phase 1 (overrides the file)")
+    p.add_argument("--no-search", action="store_true", help="score only what the store holds")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_suite)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

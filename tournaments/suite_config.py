@@ -1,0 +1,233 @@
+"""Suite-run files (``configs/suites/*.yaml``): which test suites, which players,
+which budget, which selection criteria, where the store and the report go::
+
+    suites:
+      - {path: ../shared/data/suites/wac.epd}
+      - {path: ../shared/data/suites/sts-1-10.epd, every: 2}   # or first: N
+    players:
+      ensembles: [3a, 3b]          # files in configs/ensembles, or paths
+      instances: [MB, MX, MBXK]    # single instances, scored as engines
+      full: true                   # the full engine (also the McNemar reference)
+    budget: {nodes: 20000}         # or movetime (ms; not reproducible across machines)
+    criteria: [majority, {criterion: weighted_majority, weights: simple}]
+    store: results/thesis.sqlite   # relative to the repository root
+    report: reports/thesis
+    workers: 2
+
+Paths of suites are relative to the config file's folder, then to the repository.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config
+from ensemble.selection import CRITERIA, SelectionError, check_params
+from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
+from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                                  load_yaml)
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
+            "margin_probe"}
+SUITE_KEYS = {"path", "name", "first", "every"}
+PLAYER_KEYS = {"ensembles", "instances", "full"}
+FULL_LABEL = "(MBXKPAR)"
+
+
+@dataclass(frozen=True)
+class SuiteSource:
+    path: Path
+    name: str
+    first: int | None = None
+    every: int | None = None
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player of the suite run: an ensemble (several instances, criteria apply) or a
+    single engine (one instance: its move is its answer)."""
+
+    name: str
+    instances: tuple[InstanceConfig, ...]
+
+    @property
+    def is_single(self) -> bool:
+        return len(self.instances) == 1
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        extra = {k: v for k, v in self.params.items() if k != "seed" and CRITERIA[self.name].params.get(k) != v}
+        return self.name + ("(" + ", ".join(f"{k}={v}" for k, v in extra.items()) + ")" if extra else "")
+
+
+@dataclass(frozen=True)
+class SuiteRunConfig:
+    name: str
+    suites: tuple[SuiteSource, ...]
+    players: tuple[PlayerSpec, ...]
+    budget: dict[str, int]
+    criteria: tuple[CriterionSpec, ...]
+    store: Path
+    report: Path
+    workers: int
+    margin_probe: bool
+    source: str = ""
+
+    @property
+    def budget_key(self) -> str:
+        (kind, amount), = self.budget.items()
+        return f"{kind}={amount}" + (" probe" if self.margin_probe else "")
+
+    def instances(self) -> dict[str, InstanceConfig]:
+        """Distinct instances of all players, keyed by ``instance_key`` (searched once each)."""
+        out: dict[str, InstanceConfig] = {}
+        for player in self.players:
+            for inst in player.instances:
+                out.setdefault(instance_key(inst), inst)
+        return out
+
+
+def instance_key(inst: InstanceConfig) -> str:
+    """What makes two instances search identically: mask, weights, search options.
+    (Labels do not matter: ``(MB)`` of player 3a is ``(MB)`` of player 3c.)"""
+    o = inst.search
+    weights = ",".join(f"{w:g}" for w in inst.spec.weights)
+    return (f"{inst.spec.letters}|w={weights}|asp={o.aspiration},null={int(o.null_move)},lmr={int(o.lmr)},"
+            f"fut={int(o.futility)},cap={o.depth_cap or '-'}|hash={inst.hash_mb:g}")
+
+
+def load_suite_config(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:
+    if path is not None and text is None and not Path(path).exists():
+        candidate = ROOT / "configs" / "suites" / (Path(path).name if Path(path).suffix else f"{path}.yaml")
+        path = candidate if candidate.exists() else path
+    src = load_yaml(path, text)
+    config = _parse(src, Path(path).resolve().parent if path is not None else Path.cwd())
+    if src.problems:
+        raise ConfigError(src.problems)
+    assert config is not None
+    return config
+
+
+def _parse(src: YamlSource, folder: Path) -> SuiteRunConfig | None:
+    data = src.data
+    if not isinstance(data, dict):
+        src.problem((), "expected a mapping")
+        return None
+    check_keys(src, data, (), TOP_KEYS)
+    suites = _suites(src, data.get("suites"), folder)
+    players = _players(src, data.get("players"))
+    budget = _budget(src, data.get("budget"))
+    criteria = _criteria(src, data.get("criteria", ["majority"]))
+    workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
+    name = str(data.get("name", Path(src.name).stem))
+    probe_default = any(CRITERIA[c.name].needs_margin for c in criteria)
+    margin_probe = get_bool(src, data, ("margin_probe",), probe_default)
+    if probe_default and not margin_probe:
+        src.problem(("margin_probe",), "the confidence criterion needs the margin probe")
+    store = ROOT / str(data.get("store", f"results/{name}.sqlite"))
+    report = ROOT / str(data.get("report", f"reports/{name}"))
+    return SuiteRunConfig(name, tuple(suites), tuple(players), budget, tuple(criteria), store, report, workers,
+                          margin_probe, src.name)
+
+
+def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
+    if not isinstance(value, list) or not value:
+        src.problem(("suites",), "expected a non-empty list of suites ({path: file.epd})")
+        return []
+    out = []
+    for i, item in enumerate(value):
+        path: FieldPath = ("suites", i)
+        if isinstance(item, str):
+            item = {"path": item}
+        data = as_mapping(src, item, path)
+        if data is None:
+            continue
+        check_keys(src, data, path, SUITE_KEYS)
+        if "path" not in data:
+            src.problem(path, "missing 'path'")
+            continue
+        file = Path(str(data["path"]))
+        resolved = next((p for p in (folder / file, ROOT / file, file) if p.exists()), None)
+        if resolved is None:
+            src.problem(path + ("path",), f"no such file: {file}")
+            continue
+        first = get_int(src, data, path + ("first",), None, 1)
+        every = get_int(src, data, path + ("every",), None, 1)
+        out.append(SuiteSource(resolved, str(data.get("name", resolved.stem)), first, every))
+    return out
+
+
+def _players(src: YamlSource, value: Any) -> list[PlayerSpec]:
+    data = as_mapping(src, value, ("players",))
+    if data is None:
+        src.problem(("players",), "expected players: {ensembles: [...], instances: [...], full: true}")
+        return []
+    check_keys(src, data, ("players",), PLAYER_KEYS)
+    players: list[PlayerSpec] = []
+    for i, name in enumerate(data.get("ensembles", []) or []):
+        path: FieldPath = ("players", "ensembles", i)
+        try:
+            config: EnsembleConfig = load_config(str(name))
+        except ConfigError as exc:
+            src.problem(path, f"ensemble {name!r}: " + "; ".join(exc.problems))
+            continue
+        players.append(PlayerSpec(config.name, config.instances))
+    for i, mask in enumerate(data.get("instances", []) or []):
+        path = ("players", "instances", i)
+        try:
+            spec = EvalSpec.parse(mask)
+        except EvalSpecError as exc:
+            src.problem(path, str(exc))
+            continue
+        label = default_label(spec)
+        players.append(PlayerSpec(label, (InstanceConfig(label, spec),)))
+    if get_bool(src, data, ("players", "full"), True) and not any(p.name == FULL_LABEL for p in players):
+        players.append(PlayerSpec(FULL_LABEL, (InstanceConfig(FULL_LABEL, FULL_ENGINE),)))
+    if not players:
+        src.problem(("players",), "no players")
+    return players
+
+
+def _budget(src: YamlSource, value: Any) -> dict[str, int]:
+    data = as_mapping(src, value, ("budget",))
+    if data is None:
+        src.problem(("budget",), "expected a budget: {nodes: N} or {movetime: MS}")
+        return {"nodes": 1}
+    check_keys(src, data, ("budget",), {"nodes", "movetime"})
+    if len(data) != 1:
+        src.problem(("budget",), "give exactly one of nodes or movetime")
+        return {"nodes": 1}
+    key = next(iter(data))
+    amount = get_int(src, data, ("budget", key), None, 1)
+    return {key: amount or 1}
+
+
+def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
+    if not isinstance(value, list) or not value:
+        src.problem(("criteria",), "expected a non-empty list of selection criteria")
+        return []
+    out = []
+    for i, item in enumerate(value):
+        path: FieldPath = ("criteria", i)
+        if isinstance(item, str):
+            item = {"criterion": item}
+        data = as_mapping(src, item, path)
+        if data is None:
+            continue
+        name = data.get("criterion")
+        params = {k: v for k, v in data.items() if k != "criterion"}
+        try:
+            merged = check_params(str(name), params)
+        except SelectionError as exc:
+            src.problem(path, str(exc))
+            continue
+        out.append(CriterionSpec(str(name), merged))
+    return out

@@ -1,0 +1,140 @@
+"""Phase 2 of a suite run: score players and selection criteria from the store.
+
+For a player G on a suite: ``C_D`` = share of positions where a best move is among
+G's candidates (its potential), ``Val`` = share where the move G plays is a best
+move, ``C_s = Val / C_D`` (how much of the potential the criterion realises), and on
+STS the points of the moves played, per theme and in total.  A single engine has one
+candidate, so its C_D is its Val.  Every Val is also compared with the full engine's
+on the same positions (exact McNemar).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import chess
+
+from ensemble.evidence import evidence_from_terms
+from ensemble.selection import CRITERIA, Ballot, Evidence, SelectionInput, select
+from players.result import SearchLimits
+from .epd import Suite
+from .stats import McNemar, Proportion, mcnemar, proportion
+from .store import SearchStore
+from .suite_config import FULL_LABEL, CriterionSpec, PlayerSpec, SuiteRunConfig, instance_key
+
+log = logging.getLogger("concilio.suite")
+
+
+@dataclass
+class Score:
+    suite: str
+    player: str
+    criterion: str  # "" for a single engine
+    n: int
+    cd: Proportion
+    val: Proportion
+    points: int
+    max_points: int
+    themes: dict[str, tuple[int, int]] = field(default_factory=dict)  # theme -> (points, max)
+    solved: list[bool] = field(default_factory=list, repr=False)
+    versus_full: McNemar | None = None
+    single: bool = False
+
+    @property
+    def cs(self) -> float:
+        return self.val.value / self.cd.value if self.cd.value else 0.0
+
+
+class PosteriorCache:
+    """Full-engine searches of single candidate moves, stored so that reruns reuse them."""
+
+    def __init__(self, store: SearchStore) -> None:
+        self.store = store
+        self._searcher = None
+
+    def search_for(self, fen: str):
+        def search(moves: Sequence[str], depth: int) -> dict[str, int]:
+            known = self.store.posterior(fen, depth)
+            missing = [m for m in moves if m not in known]
+            if missing:
+                if self._searcher is None:
+                    from players.searcher import Searcher
+                    self._searcher = Searcher()
+                fresh = {}
+                for move in missing:
+                    self._searcher.new_game()
+                    fresh[move] = self._searcher.search(fen, SearchLimits(depth=depth), searchmoves=[move]).score_cp
+                self.store.add_posterior(fen, depth, fresh)
+                known.update(fresh)
+            return {m: known[m] for m in moves}
+        return search
+
+
+def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore) -> list[Score]:
+    budget = config.budget_key
+    roots = store.position_terms()
+    posterior = PosteriorCache(store)
+    cache: dict[str, dict] = {}
+
+    def searches(key: str) -> dict:
+        if key not in cache:
+            cache[key] = store.searches(key, budget)
+        return cache[key]
+
+    scores: list[Score] = []
+    for player in config.players:
+        stored = [searches(instance_key(inst)) for inst in player.instances]
+        positions = [p for p in suite.positions if all(p.fen in s for s in stored)]
+        if len(positions) < len(suite.positions):
+            log.warning("%s on %s: %d of %d positions lack searches (rerun phase 1)", player.name, suite.name,
+                        len(suite.positions) - len(positions), len(suite.positions))
+        ballots_per_position = [tuple(Ballot(inst.label, inst.spec, s[p.fen].result)
+                                      for inst, s in zip(player.instances, stored)) for p in positions]
+        criteria = [CriterionSpec("", {})] if player.is_single else list(config.criteria)
+        for crit in criteria:
+            moves = []
+            for p, ballots in zip(positions, ballots_per_position):
+                if player.is_single:
+                    moves.append(ballots[0].move)
+                    continue
+                spec = CRITERIA[crit.name]
+                evidence = Evidence()
+                if spec.needs_evidence:
+                    leaves = [s[p.fen].leaf for s in stored]
+                    evidence = evidence_from_terms(roots[p.fen], leaves, [b.spec for b in ballots],
+                                                   chess.Board(p.fen).turn)
+                inp = SelectionInput(ballots, evidence, posterior.search_for(p.fen) if spec.needs_search else None,
+                                     p.fen)
+                moves.append(select(crit.name, inp, **crit.params).move)
+            scores.append(_score(suite.name, player, crit.label if crit.name else "", positions,
+                                 ballots_per_position, moves))
+    _compare_with_full(scores)
+    return scores
+
+
+def _score(suite: str, player: PlayerSpec, criterion: str, positions, ballots_per_position, moves) -> Score:
+    solved = [p.solved_by(m) for p, m in zip(positions, moves)]
+    potential = [any(p.solved_by(b.move) for b in ballots) for p, ballots in zip(positions, ballots_per_position)]
+    themes: dict[str, tuple[int, int]] = {}
+    points = max_points = 0
+    for p, m in zip(positions, moves):
+        if not p.points:
+            continue
+        got, best = p.points_for(m), max(p.points.values())
+        points += got
+        max_points += best
+        t = themes.get(p.theme or "(none)", (0, 0))
+        themes[p.theme or "(none)"] = (t[0] + got, t[1] + best)
+    n = len(positions)
+    return Score(suite, player.name, criterion, n, proportion(sum(potential), n), proportion(sum(solved), n),
+                 points, max_points, themes, solved, None, player.is_single)
+
+
+def _compare_with_full(scores: list[Score]) -> None:
+    full = next((s for s in scores if s.player == FULL_LABEL), None)
+    if full is None:
+        return
+    for s in scores:
+        if s is not full and len(s.solved) == len(full.solved):
+            s.versus_full = mcnemar(s.solved, full.solved)

@@ -1,0 +1,70 @@
+"""``concilio suite``: phase 1 (search what the store lacks), phase 2 (score from the
+store), report.  Each phase can be rerun on its own; nothing finished is redone."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from players.result import SearchLimits
+from .epd import Suite, load_suite
+from .store import SearchStore
+from .suite_config import SuiteRunConfig
+from .suite_metrics import Score, score_suite
+from .suite_report import print_report, write_report
+from .suite_search import run_phase1
+
+
+@dataclass
+class SuiteRunOutcome:
+    suites: list[Suite]
+    scores: list[Score]
+    searches_added: int
+    searches_stored: int
+    phase1_seconds: float
+    report_files: list[Path]
+
+
+def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.stderr)) -> list[Suite]:
+    suites = []
+    for source in config.suites:
+        suite = load_suite(source.path, source.name)
+        for line in suite.skipped:
+            warn(f"skipped {line}")
+        positions = suite.positions
+        if source.every:
+            positions = positions[::source.every]
+        if source.first:
+            positions = positions[:source.first]
+        suite.positions = positions
+        suites.append(suite)
+    return suites
+
+
+def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = True, client=None,
+              warn=lambda line: print(line, file=sys.stderr)) -> SuiteRunOutcome:
+    suites = read_suites(config, warn)
+    positions = [p for s in suites for p in s.positions]
+    kind, amount = next(iter(config.budget.items()))
+    limits = SearchLimits(**{kind: amount})
+    with SearchStore(config.store) as store:
+        started = time.perf_counter()
+        added = 0
+        if search:
+            added = run_phase1(store, config.instances(), positions, limits, config.budget_key, config.margin_probe,
+                               config.workers, client=client, progress=progress)
+        elapsed = time.perf_counter() - started
+        scores = [score for suite in suites for score in score_suite(config, suite, store)]
+        stored = store.count()
+    header = (f"# Suite run `{config.name}`\n\nConfig `{config.source}`; budget {config.budget_key} per instance "
+              f"and position; suites: " + ", ".join(f"{s.name} ({len(s.positions)} positions)" for s in suites)
+              + f". Phase 1 added {added} searches in {elapsed:.0f} s ({config.workers} workers).\n\n"
+              "Intervals are 95% Wilson intervals; 'vs full' is the exact McNemar test against the full engine on "
+              "the same positions (+positions only this player solves / −only the full engine solves).")
+    files = write_report(scores, config.report, header)
+    return SuiteRunOutcome(suites, scores, added, stored, elapsed, files)
+
+
+def format_outcome(outcome: SuiteRunOutcome) -> str:
+    return print_report(outcome.scores)
