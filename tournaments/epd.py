@@ -70,6 +70,7 @@ def clean_line(raw: str) -> str:
 
 def parse_line(line: str, number: int = 0) -> SuitePosition:
     """One EPD record; ``ValueError`` with the reason if it cannot be used."""
+    _check_position(line)
     try:
         board, ops = chess.Board.from_epd(line)
     except ValueError:
@@ -100,6 +101,19 @@ def parse_line(line: str, number: int = 0) -> SuitePosition:
     ident = str(ops.get("id", "") or "")
     theme = ident.split(")", 1)[1].strip().rsplit(".", 1)[0] if ident.startswith("STS") and ")" in ident else ""
     return SuitePosition(board.fen(), best, avoid, ident, points, number, theme)
+
+
+def _check_position(line: str) -> None:
+    """Name a bad position as such, before its moves fail to parse against it."""
+    fields = line.split()
+    if len(fields) < 4:
+        raise ValueError("not an EPD record (fewer than four position fields)")
+    try:
+        board = chess.Board(" ".join(fields[:4]) + " 0 1")
+    except ValueError as exc:
+        raise ValueError(f"invalid position: {exc}") from None
+    if not board.is_valid():
+        raise ValueError(f"illegal position ({board.status()!r})")
 
 
 def load_suite(path: str | Path, name: str | None = None) -> Suite:

@@ -1,0 +1,52 @@
+"""EPD loading: fields, STS points, the real files' quirks, malformed lines reported and skipped."""
+from tournaments.epd import load_suite
+
+
+def test_shared_suites_load_with_their_quirks(shared_data):
+    counts = {}
+    for name in ("wac", "sts-1-10", "bratko-kopec", "kaufman", "silent-but-deadly"):
+        suite = load_suite(shared_data / "suites" / f"{name}.epd")
+        counts[name] = (len(suite.positions), len(suite.skipped))
+    assert counts["wac"] == (299, 0)             # CRLF, pv fields with bad SAN
+    assert counts["sts-1-10"] == (1000, 0)
+    assert counts["bratko-kopec"] == (24, 0)     # NUL bytes, "bm Qd1 + ;", unquoted ids
+    assert counts["silent-but-deadly"] == (134, 0)
+    assert counts["kaufman"] == (23, 2)          # two lines with genuinely bad SAN
+
+
+def test_bratko_kopec_detached_check_sign(shared_data):
+    first = load_suite(shared_data / "suites" / "bratko-kopec.epd").positions[0]
+    assert first.best == ("d6d1",) and first.id == "BK.01"
+
+
+def test_sts_points_and_theme(shared_data):
+    first = load_suite(shared_data / "suites" / "sts-1-10.epd").positions[0]
+    assert first.best == ("f4f5",)
+    assert first.points == {"f4f5": 10, "d4e5": 2, "d4f2": 3, "f3g4": 2}
+    assert first.theme == "Undermine" and first.id == "STS(v1.0) Undermine.001"
+
+
+def test_malformed_lines_are_reported_with_file_line_and_reason(tmp_path):
+    path = tmp_path / "mixed.epd"
+    path.write_text(
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - bm Ra8#; id \"ok.1\";\n"
+        "this is not epd\n"
+        "\n"
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - bm Qh5; id \"bad move\";\n"
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - id \"no answer\";\n"
+        "8/8/8/8/8/8/8/8 w - - bm e4;\n"
+        "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4 ; bm Qxf7#\r\n")
+    suite = load_suite(path)
+    assert [p.id for p in suite.positions] == ["ok.1", ""]
+    assert suite.positions[1].best == ("h5f7",)
+    lines = [s.split(": ", 1)[0] for s in suite.skipped]
+    assert lines == [f"{path}:2", f"{path}:4", f"{path}:5", f"{path}:6"]
+    assert "no bm or am" in suite.skipped[2]
+    assert "illegal position" in suite.skipped[3]
+
+
+def test_avoid_moves_score_as_solved_when_avoided(tmp_path):
+    path = tmp_path / "am.epd"
+    path.write_text("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - am Rb1; id \"a\";\n")
+    p = load_suite(path).positions[0]
+    assert p.solved_by("a1a8") and not p.solved_by("a1b1")
