@@ -53,7 +53,7 @@ INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb"}
 SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
 DISTRIBUTION_KEYS = {"criterion", "n", "order", "seed", "factor", "focus", "sigma", "weights", "search"}
 BUDGET_KEYS = {"movetime", "nodes", "depth", "budget_mode", "deadline_ms"}
-CLUSTER_KEYS = {"workers", "scheduler", "threads_per_worker", "dashboard"}
+CLUSTER_KEYS = {"workers", "scheduler", "threads_per_worker", "dashboard", "inline"}
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
 DEFAULT_NODE_DEADLINE_MS = 120_000
 
@@ -125,6 +125,7 @@ class ClusterConfig:
     scheduler: str | None = None
     threads_per_worker: int = 1
     dashboard: bool = True
+    inline: bool = False  # no Dask: instances search one after another in the calling process
 
 
 @dataclass(frozen=True)
@@ -411,4 +412,7 @@ def _cluster(src: YamlSource, value: Any) -> ClusterConfig:
                     "cluster's own workers are used")
     threads = get_int(src, data, path + ("threads_per_worker",), 1, 1, 256)
     dashboard = get_bool(src, data, path + ("dashboard",), True)
-    return ClusterConfig(workers, scheduler, threads or 1, dashboard)
+    inline = get_bool(src, data, path + ("inline",), False)
+    if inline and scheduler is not None:
+        src.problem(path + ("inline",), "inline runs the instances in this process; it cannot use a scheduler")
+    return ClusterConfig(workers, scheduler, threads or 1, dashboard, inline)

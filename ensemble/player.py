@@ -43,15 +43,24 @@ class EnsemblePlayer:
         self._keys = [f"{self._game}-{i}" for i in range(len(config.instances))]
         self._placement: dict[str, str | None] = {}
         self._local: Searcher | None = None
+        self._searchers: list[Searcher] = []
         self._on_event = on_event or (lambda message: log.info(message))
 
     # --- life cycle ---------------------------------------------------------------------------
+    @property
+    def inline(self) -> bool:
+        return self.config.cluster.inline
+
     def start(self) -> EnsemblePlayer:
-        if self._cluster is None:
-            self._cluster = open_cluster(self.config.cluster, len(self.config.instances))
         self._local = Searcher()  # fallback and posterior search: the full engine
         self._local.search(None, SearchLimits(depth=1))
         self._local.new_game()
+        if self.inline:
+            self._searchers = [inst.make_searcher() for inst in self.config.instances]
+            self._placement = {key: "inline" for key in self._keys}
+            return self
+        if self._cluster is None:
+            self._cluster = open_cluster(self.config.cluster, len(self.config.instances))
         futures = {key: self._place(key, inst) for key, inst in zip(self._keys, self.config.instances)}
         for key, future in futures.items():
             try:
@@ -68,6 +77,7 @@ class EnsemblePlayer:
         self.close()
 
     def close(self) -> None:
+        self._searchers = []
         if self._cluster is None:
             return
         try:
@@ -99,6 +109,12 @@ class EnsemblePlayer:
 
     def new_game(self) -> None:
         """Clear every instance's hash table and history (a new game starts)."""
+        for searcher in self._searchers:
+            searcher.new_game()
+        if self.inline:
+            if self._local is not None:
+                self._local.new_game()
+            return
         futures = [self.client.submit(worker_tasks.new_game_instance, key, workers=[addr], pure=False)
                    for key, addr in self._placement.items() if addr]
         for f in futures:
@@ -118,6 +134,8 @@ class EnsemblePlayer:
             board.push_uci(uci)
         if board.is_game_over(claim_draw=False) or not any(board.legal_moves):
             raise ValueError(f"no legal move in {board.fen()}")
+        if self.inline:
+            return self._choose_inline(board, fen, moves, start)
         n = len(self.config.instances)
         budget = self.config.budget
         span = budget.deadline(n)
@@ -146,6 +164,30 @@ class EnsemblePlayer:
         reports, ballots = self._collect(futures, board)
         if not ballots:
             return self._fallback(board, fen, moves, reports, start, deadline)
+        return self._decide(board, reports, ballots, start)
+
+    def _choose_inline(self, board: chess.Board, fen: str, moves: Sequence[str], start: float) -> Decision:
+        """Every instance in this process, one after another (identical moves under node or
+        depth budgets; a movetime is shared out so that the move is never late)."""
+        n = len(self.config.instances)
+        limits = self.config.budget.limits(n)
+        if limits.movetime is not None:
+            span_ms = self.config.budget.deadline(n) * 1000 * SAFETY
+            limits = SearchLimits(movetime=max(1, int(span_ms / n) - 5))
+        reports, ballots = [], []
+        legal = {m.uci() for m in board.legal_moves}
+        for inst, searcher in zip(self.config.instances, self._searchers):
+            result = searcher.search(board, limits, margin_probe=self.config.needs_margin)
+            reason = None if result.bestmove in legal else f"illegal move {result.bestmove}"
+            reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", result, reason))
+            if reason is None:
+                ballots.append(Ballot(inst.label, inst.spec, result))
+        if not ballots:
+            return self._fallback(board, fen, moves, reports, start, start + self.config.budget.deadline(n))
+        return self._decide(board, reports, ballots, start)
+
+    def _decide(self, board: chess.Board, reports: list[InstanceReport], ballots: list[Ballot],
+                start: float) -> Decision:
         criterion = CRITERIA[self.config.selection.criterion]
         inp = SelectionInput(
             tuple(ballots),

@@ -155,3 +155,17 @@ def test_unreachable_scheduler_is_a_clear_error():
     from ensemble.cluster import ClusterError, open_cluster
     with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:"):
         open_cluster(ClusterConfig(scheduler=f"tcp://127.0.0.1:{free_port()}"), 1, connect_timeout=2)
+
+
+def test_inline_mode_decides_exactly_like_the_cluster_under_a_node_budget():
+    text = "instances: [MBXP, MXKA, MBKR]\nselection: {criterion: global_minimax}\nbudget: {nodes: 15000}\n"
+    distributed = load_config(text=text + "cluster: {workers: 3, dashboard: false}\n")
+    inline = load_config(text=text + "cluster: {inline: true}\n")
+    with EnsemblePlayer(inline) as player:
+        a = player.choose(FEN)
+    with EnsemblePlayer(distributed) as player:
+        b = player.choose(FEN)
+    assert [(r.result.bestmove, r.result.nodes) for r in a.reports] == \
+           [(r.result.bestmove, r.result.nodes) for r in b.reports]
+    assert (a.move, a.values) == (b.move, b.values)
+    assert {r.worker for r in a.reports} == {"inline"}
