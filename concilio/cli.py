@@ -178,6 +178,34 @@ def cmd_suite(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    """A match, gauntlet or round robin from a YAML file; resumes from its output folder."""
+    from dataclasses import replace
+
+    from ensemble.yaml_source import ConfigError
+    from tournaments.match_config import load_match_config
+    from tournaments.match_run import run_match
+    try:
+        config = load_match_config(args.config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.concurrency:
+        config = replace(config, concurrency=args.concurrency)
+    if args.output:
+        from pathlib import Path
+        config = replace(config, output=Path(args.output).resolve())
+    print(f"Match {config.name}: {', '.join(p.name for p in config.players)} ({config.mode}); "
+          f"{config.games} games per pairing; {config.rules.time_control.describe()}; output {config.output}")
+    outcome = run_match(config, progress=not args.quiet)
+    print()
+    for s in outcome.summaries:
+        print(s.line(config))
+    if outcome.stopped_by_sprt:
+        print("stopped: the SPRT decided")
+    print(f"PGN: {config.output / 'games.pgn'}  summary: {config.output / 'summary.md'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -228,6 +256,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-search", action="store_true", help="score only what the store holds")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_suite)
+
+    p = sub.add_parser("match", help="play a match, gauntlet or round robin (resumes from its output folder)")
+    p.add_argument("config", help="match file, or a name in configs/tournaments (quick, thesis, calibration)")
+    p.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    p.add_argument("--output", help="output folder (overrides the file)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

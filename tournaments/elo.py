@@ -1,0 +1,116 @@
+"""Match statistics: Elo difference with a 95% interval (trinomial, and pentanomial
+for paired openings), likelihood of superiority, and the sequential probability ratio
+test that stops a match once it has decided.
+
+Conventions are those of engine testing (cutechess-cli, fishtest): the logistic Elo
+model ``score = 1 / (1 + 10^(−elo/400))``; the interval is the normal interval on
+the mean score mapped through the model; the SPRT uses the normal approximation of
+the generalised log-likelihood ratio.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from scipy.stats import norm
+
+Z95 = float(norm.ppf(0.975))
+
+
+def elo_from_score(score: float) -> float:
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    games: int
+    score: float
+    elo: float
+    low: float
+    high: float
+    los: float  # likelihood of superiority, 0..1
+
+    def format(self) -> str:
+        def fmt(x: float) -> str:
+            return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x) + 0:+d}"
+        return f"{fmt(self.elo)} [{fmt(self.low)}, {fmt(self.high)}] LOS {100 * self.los:.1f}%"
+
+
+def _estimate(outcomes: Sequence[float], weights: Sequence[int], games: int) -> EloEstimate:
+    n = sum(weights)
+    if n == 0:
+        return EloEstimate(0, 0.5, 0.0, -math.inf, math.inf, 0.5)
+    mean = sum(o * w for o, w in zip(outcomes, weights)) / n
+    var = sum(w * (o - mean) ** 2 for o, w in zip(outcomes, weights)) / n
+    se = math.sqrt(var / n)
+    low, high = mean - Z95 * se, mean + Z95 * se
+    los = 0.5 if se == 0 else float(norm.cdf((mean - 0.5) / se))
+    if se == 0:
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    return EloEstimate(games, mean, elo_from_score(mean), elo_from_score(low), elo_from_score(high), los)
+
+
+def trinomial(wins: int, draws: int, losses: int) -> EloEstimate:
+    """Elo from game results, games treated as independent."""
+    return _estimate((1.0, 0.5, 0.0), (wins, draws, losses), wins + draws + losses)
+
+
+def pentanomial(pairs: Sequence[int]) -> EloEstimate:
+    """Elo from game pairs (the same opening with colours swapped): ``pairs[k]`` counts
+    pairs that scored k/2 points out of 2 (k = 0…4).  Pairing removes the opening's
+    bias from the variance, so the interval is honest for paired books."""
+    if len(pairs) != 5:
+        raise ValueError("pentanomial counts are five numbers: pairs scoring 0, 0.5, 1, 1.5, 2")
+    return _estimate(tuple(k / 4 for k in range(5)), pairs, 2 * sum(pairs))
+
+
+def los(wins: int, losses: int) -> float:
+    """Likelihood of superiority from decisive games only (draws carry no information)."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+@dataclass(frozen=True)
+class SprtState:
+    llr: float
+    lower: float
+    upper: float
+
+    @property
+    def decision(self) -> str | None:
+        """``"H1"`` (elo1 accepted), ``"H0"`` (elo0 accepted) or None (keep playing)."""
+        if self.llr >= self.upper:
+            return "H1"
+        if self.llr <= self.lower:
+            return "H0"
+        return None
+
+    def format(self) -> str:
+        return f"LLR {self.llr:.2f} [{self.lower:.2f}, {self.upper:.2f}]" + \
+            (f" -> {self.decision}" if self.decision else "")
+
+
+def sprt(wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: float = 0.05,
+         beta: float = 0.05) -> SprtState:
+    """Generalised SPRT on game results (normal approximation of the log-likelihood ratio)."""
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    n = wins + draws + losses
+    if n == 0:
+        return SprtState(0.0, lower, upper)
+    mean = (wins + 0.5 * draws) / n
+    var = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean ** 2) / n
+    if var == 0:
+        return SprtState(0.0, lower, upper)
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    return SprtState(llr, lower, upper)

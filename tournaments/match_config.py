@@ -1,0 +1,317 @@
+"""Match files (``configs/tournaments/*.yaml``)::
+
+    name: quick
+    players:
+      - {name: 3b-generalised, ensemble: 3b, selection: {criterion: weighted_majority, weights: generalised}}
+      - {name: MKP, instance: MKP}
+      - {name: gnuchess, uci: [gnuchess, --uci]}
+      - {name: stockfish-1500, uci: [stockfish], options: {UCI_LimitStrength: true, UCI_Elo: 1500}}
+    baseline: full            # gauntlet: every other player against it (default: our full engine)
+    mode: gauntlet            # or round_robin
+    games: 20                 # per pairing; with a book each opening is played twice, colours swapped
+    openings: {file: ../shared/data/openings/8moves_v3-1000.epd, seed: 1}   # or none: the start position
+    time_control: {nodes: 20000}   # or movetime (ms), depth, or {base: 60, increment: 0.5} (s)
+    max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
+    adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
+    concurrency: 2            # games in parallel on Dask workers
+    sprt: {elo0: 0, elo1: 20, alpha: 0.05, beta: 0.05}
+    output: runs/quick
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+
+from ensemble.config import load_config as load_ensemble
+from ensemble.selection import SelectionError, check_params
+from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_int, get_number,
+                                  load_yaml)
+from evaluation.spec import EvalSpec, EvalSpecError
+from .adjudication import DrawRule, ResignRule
+from .game import GameRules, GameSpec, TimeControl
+from .match_players import PlayerEntry
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
+            "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
+PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
+               "timeout"}
+FULL = PlayerEntry("full", "full")
+
+
+@dataclass(frozen=True)
+class Sprt:
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    name: str
+    players: tuple[PlayerEntry, ...]
+    baseline: str | None
+    mode: str
+    games: int
+    openings: tuple[tuple[str, tuple[str, ...], str], ...]  # (fen, moves, name); empty = start position
+    rules: GameRules
+    concurrency: int
+    sprt: Sprt | None
+    output: Path
+    source: str
+    digest: str
+
+    def entry(self, name: str) -> PlayerEntry:
+        return next(p for p in self.players if p.name == name)
+
+    def pairings(self) -> list[tuple[str, str]]:
+        """(player under test, opponent) pairs."""
+        names = [p.name for p in self.players]
+        if self.mode == "round_robin":
+            return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+        return [(n, self.baseline) for n in names if n != self.baseline]  # type: ignore[misc]
+
+    def schedule(self) -> list[GameSpec]:
+        """Every game of the match, in a fixed order (so a resumed match plays the same games).
+        With openings, game 2k and 2k+1 of a pairing share opening k with colours swapped;
+        without, colours alternate from the start position."""
+        specs = []
+        for p, (a, b) in enumerate(self.pairings()):
+            for g in range(self.games):
+                a_white = g % 2 == 0
+                fen, moves, opening = chess.STARTING_FEN, (), ""
+                if self.openings:
+                    fen, moves, opening = self.openings[(g // 2) % len(self.openings)]
+                specs.append(GameSpec(f"{p}-{g}", g + 1, p, a, b, a_white, fen, moves, opening))
+        return specs
+
+
+def load_match_config(path: str | Path | None = None, text: str | None = None) -> MatchConfig:
+    if path is not None and text is None and not Path(path).exists():
+        candidate = ROOT / "configs" / "tournaments" / (Path(path).name if Path(path).suffix else f"{path}.yaml")
+        path = candidate if candidate.exists() else path
+    src = load_yaml(path, text)
+    folder = Path(path).resolve().parent if path is not None else Path.cwd()
+    raw = text if text is not None else Path(path).read_text()  # type: ignore[arg-type]
+    config = _parse(src, folder, hashlib.sha1(raw.encode()).hexdigest()[:12])
+    if src.problems:
+        raise ConfigError(src.problems)
+    assert config is not None
+    return config
+
+
+def _parse(src: YamlSource, folder: Path, digest: str) -> MatchConfig | None:
+    data = src.data
+    if not isinstance(data, dict):
+        src.problem((), "expected a mapping")
+        return None
+    check_keys(src, data, (), TOP_KEYS)
+    players = _players(src, data.get("players"))
+    mode = data.get("mode", "gauntlet")
+    if mode not in ("gauntlet", "round_robin"):
+        src.problem(("mode",), f"{mode!r} is not gauntlet or round_robin")
+        mode = "gauntlet"
+    baseline = data.get("baseline", "full" if mode == "gauntlet" else None)
+    if mode == "gauntlet":
+        if baseline == "full" and not any(p.name == "full" for p in players):
+            players.append(FULL)
+        if not any(p.name == baseline for p in players):
+            src.problem(("baseline",), f"no player named {baseline!r}")
+    if len(players) < 2:
+        src.problem(("players",), "a match needs at least two players")
+    games = get_int(src, data, ("games",), 2, 1, 100_000) or 2
+    openings = _openings(src, data.get("openings"), folder)
+    if openings and games % 2:
+        src.problem(("games",), "with an opening book, games per pairing must be even (each opening twice)")
+    rules = GameRules(_time_control(src, data.get("time_control")),
+                      get_int(src, data, ("max_plies",), None, 1) if "max_plies" in data else None,
+                      int(get_number(src, data, ("pawn",), 100, low=1)),
+                      *_adjudication(src, data.get("adjudication")))
+    concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
+    sprt = _sprt(src, data.get("sprt"))
+    name = str(data.get("name", Path(src.name).stem))
+    output = ROOT / str(data.get("output", f"runs/{name}"))
+    return MatchConfig(name, tuple(players), baseline, mode, games, tuple(openings), rules, concurrency, sprt,
+                       output, src.name, digest)
+
+
+def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
+    if not isinstance(value, list) or not value:
+        src.problem(("players",), "expected a list of players")
+        return []
+    out: list[PlayerEntry] = []
+    for i, item in enumerate(value):
+        path: FieldPath = ("players", i)
+        data = as_mapping(src, item, path)
+        if data is None:
+            continue
+        check_keys(src, data, path, PLAYER_KEYS)
+        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard") if k in data]
+        if len(kinds) != 1:
+            src.problem(path, "give exactly one of full, instance, ensemble, uci, xboard")
+            continue
+        kind = kinds[0]
+        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble") else kind))
+        if any(p.name == name for p in out):
+            src.problem(path + ("name",), f"two players are named {name!r}")
+            continue
+        timeout = float(get_number(src, data, path + ("timeout",), 10.0, low=0.1))
+        if kind == "full":
+            out.append(PlayerEntry(name, "full"))
+        elif kind == "instance":
+            try:
+                EvalSpec.parse(data["instance"], data.get("weights"))
+            except EvalSpecError as exc:
+                src.problem(path + ("instance",), str(exc))
+                continue
+            out.append(PlayerEntry(name, "instance", str(data["instance"]), data.get("weights")))
+        elif kind == "ensemble":
+            try:
+                load_ensemble(str(data["ensemble"]))
+            except ConfigError as exc:
+                src.problem(path + ("ensemble",), "; ".join(exc.problems))
+                continue
+            selection = as_mapping(src, data.get("selection"), path + ("selection",)) or {}
+            if selection:
+                params = dict(selection)
+                criterion = params.pop("criterion", None)
+                try:
+                    check_params(str(criterion), params)
+                except SelectionError as exc:
+                    src.problem(path + ("selection",), str(exc))
+                    continue
+            out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection)))
+        else:
+            command = data[kind]
+            if isinstance(command, str):
+                command = command.split()
+            if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+                src.problem(path + (kind,), "expected the engine's command line, e.g. [gnuchess, --uci]")
+                continue
+            options = as_mapping(src, data.get("options"), path + ("options",)) or {}
+            out.append(PlayerEntry(name, kind, command=tuple(command), options=dict(options), timeout=timeout))
+    return out
+
+
+def _openings(src: YamlSource, value: Any, folder: Path) -> list[tuple[str, tuple[str, ...], str]]:
+    if value in (None, "none", False):
+        return []
+    data = as_mapping(src, value, ("openings",))
+    if data is None:
+        return []
+    check_keys(src, data, ("openings",), {"file", "seed", "limit"})
+    if "file" not in data:
+        src.problem(("openings",), "missing 'file' (an EPD or PGN book), or write openings: none")
+        return []
+    file = Path(str(data["file"]))
+    resolved = next((p for p in (folder / file, ROOT / file, file) if p.exists()), None)
+    if resolved is None:
+        src.problem(("openings", "file"), f"no such file: {file}")
+        return []
+    seed = get_int(src, data, ("openings", "seed"), 1, 0)
+    limit = get_int(src, data, ("openings", "limit"), None, 1)
+    try:
+        book = read_book(resolved)
+    except ValueError as exc:
+        src.problem(("openings", "file"), str(exc))
+        return []
+    random.Random(seed).shuffle(book)
+    return book[:limit] if limit else book
+
+
+def read_book(path: Path) -> list[tuple[str, tuple[str, ...], str]]:
+    """Openings from an EPD (positions) or PGN (move sequences) book; bad entries are skipped."""
+    book = []
+    if path.suffix.lower() == ".pgn":
+        with path.open(errors="replace") as handle:
+            while True:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                if game.errors:
+                    continue
+                moves = tuple(m.uci() for m in game.mainline_moves())
+                book.append((game.board().fen(), moves, game.headers.get("Opening", f"{path.name}#{len(book) + 1}")))
+    else:
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            line = line.replace("\x00", "").strip()
+            if not line:
+                continue
+            try:
+                board, _ = chess.Board.from_epd(line)
+            except ValueError:
+                continue
+            if board.is_valid():
+                book.append((board.fen(), (), f"{path.name}:{number}"))
+    if not book:
+        raise ValueError(f"{path}: no usable opening")
+    return book
+
+
+def _time_control(src: YamlSource, value: Any) -> TimeControl:
+    path: FieldPath = ("time_control",)
+    data = as_mapping(src, value, path)
+    if data is None:
+        src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")
+        return TimeControl(nodes=1000)
+    check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment"})
+    fixed = [k for k in ("nodes", "movetime", "depth") if k in data]
+    if len(fixed) + ("base" in data) != 1:
+        src.problem(path, "give exactly one of nodes, movetime, depth, or a clock base (+ increment)")
+        return TimeControl(nodes=1000)
+    if "base" in data:
+        base = get_number(src, data, path + ("base",), 60.0, low=0.1)
+        inc = get_number(src, data, path + ("increment",), 0.0, low=0)
+        return TimeControl(base=base, increment=inc)
+    if "increment" in data:
+        src.problem(path + ("increment",), "an increment needs a clock base")
+    key = fixed[0]
+    amount = get_int(src, data, path + (key,), 1, 1)
+    return TimeControl(**{key: amount})
+
+
+def _adjudication(src: YamlSource, value: Any) -> tuple[DrawRule | None, ResignRule | None]:
+    path: FieldPath = ("adjudication",)
+    data = as_mapping(src, value, path)
+    if data is None:
+        return None, None
+    check_keys(src, data, path, {"draw", "resign"})
+    draw = resign = None
+    if "draw" in data:
+        d = as_mapping(src, data["draw"], path + ("draw",)) or {}
+        check_keys(src, d, path + ("draw",), {"moves", "score", "after"})
+        draw = DrawRule(get_int(src, d, path + ("draw", "moves"), 10, 1), get_int(src, d, path + ("draw", "score"), 10, 0),
+                        get_int(src, d, path + ("draw", "after"), 40, 0))
+    if "resign" in data:
+        r = as_mapping(src, data["resign"], path + ("resign",)) or {}
+        check_keys(src, r, path + ("resign",), {"moves", "score"})
+        resign = ResignRule(get_int(src, r, path + ("resign", "moves"), 3, 1),
+                            get_int(src, r, path + ("resign", "score"), 600, 1))
+    return draw, resign
+
+
+def _sprt(src: YamlSource, value: Any) -> Sprt | None:
+    path: FieldPath = ("sprt",)
+    data = as_mapping(src, value, path)
+    if data is None:
+        return None
+    check_keys(src, data, path, {"elo0", "elo1", "alpha", "beta"})
+    if "elo0" not in data or "elo1" not in data:
+        src.problem(path, "give elo0 and elo1")
+        return None
+    elo0 = get_number(src, data, path + ("elo0",), 0.0, low=-1000)
+    elo1 = get_number(src, data, path + ("elo1",), 10.0, low=-1000)
+    alpha = get_number(src, data, path + ("alpha",), 0.05, low=1e-6)
+    beta = get_number(src, data, path + ("beta",), 0.05, low=1e-6)
+    if elo1 <= elo0:
+        src.problem(path + ("elo1",), "elo1 must be greater than elo0")
+    if not (alpha < 0.5 and beta < 0.5):
+        src.problem(path, "alpha and beta must be below 0.5")
+    return Sprt(elo0, elo1, alpha, beta)

@@ -1,0 +1,247 @@
+"""``concilio match``: play the schedule, resumably, and summarise.
+
+The output folder holds ``games.jsonl`` (one finished game per line, PGN included:
+the source of truth), ``games.pgn`` (rebuilt from it, appended game by game) and
+``summary.md``.  A killed match is resumed by running the same command: finished
+games are read back and only the others are played, so no game is lost or played
+twice.  Games run in parallel on Dask workers (``concurrency``), each worker keeping
+its players loaded between games.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .elo import EloEstimate, SprtState, pentanomial, sprt, trinomial
+from .game import GameRecord, GameSpec, play_game
+from .match_config import MatchConfig
+from .match_players import GamePlayer, PlayerEntry
+
+_PLAYERS: dict[str, GamePlayer] = {}
+_LOCK = threading.Lock()
+
+
+def _player(entry: PlayerEntry) -> GamePlayer:
+    """The worker's loaded copy of a player (built once, reused for every game it plays)."""
+    key = repr(entry)
+    with _LOCK:
+        player = _PLAYERS.get(key)
+        if player is None:
+            player = _PLAYERS[key] = entry.build()
+    return player
+
+
+def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
+    return play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
+                     config_hash=config.digest)
+
+
+@dataclass
+class PairingSummary:
+    player: str
+    opponent: str
+    games: int = 0
+    points: float = 0.0
+    white: list[int] = field(default_factory=lambda: [0, 0, 0])  # W D L with white
+    black: list[int] = field(default_factory=lambda: [0, 0, 0])
+    pairs: dict[int, float] = field(default_factory=dict)  # opening pair index -> points of the pair so far
+    pair_games: dict[int, int] = field(default_factory=dict)
+
+    def add(self, record: GameRecord, round_index: int) -> None:
+        self.games += 1
+        self.points += record.points
+        wdl = self.white if record.player_is_white else self.black
+        wdl[0 if record.points > 0.5 else 1 if record.points == 0.5 else 2] += 1
+        pair = round_index // 2
+        self.pairs[pair] = self.pairs.get(pair, 0.0) + record.points
+        self.pair_games[pair] = self.pair_games.get(pair, 0) + 1
+
+    @property
+    def wdl(self) -> tuple[int, int, int]:
+        return tuple(w + b for w, b in zip(self.white, self.black))  # type: ignore[return-value]
+
+    def elo(self) -> EloEstimate:
+        w, d, l = self.wdl
+        return trinomial(w, d, l)
+
+    def pentanomial(self) -> EloEstimate | None:
+        counts = [0] * 5
+        for pair, pts in self.pairs.items():
+            if self.pair_games[pair] == 2:
+                counts[min(4, max(0, round(pts * 2)))] += 1
+        return pentanomial(counts) if sum(counts) else None
+
+    def sprt(self, config: MatchConfig) -> SprtState | None:
+        if config.sprt is None:
+            return None
+        w, d, l = self.wdl
+        s = config.sprt
+        return sprt(w, d, l, s.elo0, s.elo1, s.alpha, s.beta)
+
+    def line(self, config: MatchConfig) -> str:
+        w, d, l = self.wdl
+        text = (f"{self.player} vs {self.opponent}: {self.points:g}/{self.games}  +{w} ={d} -{l}  "
+                f"(white +{self.white[0]} ={self.white[1]} -{self.white[2]}, "
+                f"black +{self.black[0]} ={self.black[1]} -{self.black[2]})  Elo {self.elo().format()}  "
+                f"draws {100 * d / max(1, self.games):.0f}%")
+        penta = self.pentanomial() if config.openings else None
+        if penta is not None:
+            text += f"  pentanomial Elo {penta.format()}"
+        state = self.sprt(config)
+        if state is not None:
+            text += f"  SPRT {state.format()}"
+        return text
+
+
+@dataclass
+class MatchOutcome:
+    records: list[GameRecord]
+    summaries: list[PairingSummary]
+    played: int
+    stopped_by_sprt: bool
+
+
+def read_records(folder: Path) -> list[GameRecord]:
+    """Finished games of an earlier run (a torn last line, from a kill mid-write, is dropped)."""
+    path = folder / "games.jsonl"
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(GameRecord(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return records
+
+
+def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSummary]:
+    summaries = [PairingSummary(a, b) for a, b in config.pairings()]
+    for r in records:
+        if 0 <= r.pairing < len(summaries):
+            summaries[r.pairing].add(r, r.round - 1)
+    return summaries
+
+
+def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
+              client=None) -> MatchOutcome:
+    folder = config.output
+    folder.mkdir(parents=True, exist_ok=True)
+    records = read_records(folder)
+    done = {r.id for r in records}
+    (folder / "games.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
+    (folder / "games.pgn").write_text("".join(r.pgn + "\n" for r in records))
+    todo = [s for s in config.schedule() if s.id not in done]
+    summaries = summarise(config, records)
+    if records:
+        out(f"resuming {config.name}: {len(records)} games already played, {len(todo)} to go")
+    stopped = _decided(config, summaries)
+    from tqdm import tqdm
+    bar = tqdm(total=len(todo), unit="game", desc=config.name, disable=not progress)
+    played = 0
+
+    def finish(record: GameRecord) -> bool:
+        nonlocal played
+        _append(folder, record)
+        records.append(record)
+        summaries[record.pairing].add(record, record.round - 1)
+        played += 1
+        s = summaries[record.pairing]
+        bar.update(1)
+        bar.set_postfix_str(f"{s.player} {s.points:g}/{s.games}")
+        out(f"game {record.id} {record.white} - {record.black} {record.result} ({record.termination}); "
+            f"{s.player} {s.points:g}/{s.games}")
+        return _decided(config, summaries)
+
+    try:
+        if stopped or not todo:
+            pass
+        elif config.concurrency <= 1 and client is None:
+            for spec in todo:
+                record = play_game_task(spec, config.entry(spec.white), config.entry(spec.black), config)
+                if finish(record):
+                    stopped = True
+                    break
+        else:
+            stopped = _run_parallel(config, todo, finish, client)
+    finally:
+        bar.close()
+        if config.concurrency <= 1 and client is None:
+            for player in list(_PLAYERS.values()):
+                player.close()
+            _PLAYERS.clear()
+    write_summary(config, summaries, folder)
+    return MatchOutcome(records, summaries, played, stopped)
+
+
+def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool], client) -> bool:
+    import logging
+
+    from distributed import Client, LocalCluster, as_completed
+    own = client is None
+    cluster = None
+    if own:
+        cluster = LocalCluster(n_workers=config.concurrency, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=":0", silence_logs=logging.ERROR)
+        client = Client(cluster)
+    stopped = False
+    try:
+        futures = [client.submit(play_game_task, s, config.entry(s.white), config.entry(s.black), config,
+                                 pure=False, key=f"game-{config.name}-{s.id}") for s in todo]
+        for future in as_completed(futures):
+            try:
+                record = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker lost mid-game: the game is replayed on resume
+                print(f"a game failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
+                      file=sys.stderr)
+                continue
+            if finish(record):
+                stopped = True
+                client.cancel(futures)
+                break
+    finally:
+        if own:
+            client.close()
+            cluster.close()
+    return stopped
+
+
+def _decided(config: MatchConfig, summaries: list[PairingSummary]) -> bool:
+    """With an SPRT and a single pairing, the match stops once the test decides."""
+    if config.sprt is None or len(summaries) != 1:
+        return False
+    state = summaries[0].sprt(config)
+    return state is not None and state.decision is not None
+
+
+def _append(folder: Path, record: GameRecord) -> None:
+    """One write per file, flushed to disk: the index line last, so a game counts only when whole."""
+    with (folder / "games.pgn").open("a") as handle:
+        handle.write(record.pgn + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    with (folder / "games.jsonl").open("a") as handle:
+        handle.write(json.dumps(asdict(record)) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: Path) -> None:
+    lines = [f"# Match `{config.name}`", "",
+             f"Config `{config.source}` (hash {config.digest}); {config.rules.time_control.describe()}; "
+             f"max half-moves {config.rules.max_plies or '-'}; "
+             f"{'openings: ' + str(len(config.openings)) if config.openings else 'no book (start position)'}.", "",
+             "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | draws |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for s in summaries:
+        w, d, l = s.wdl
+        e = s.elo()
+        lines.append(f"| {s.player} | {s.opponent} | {s.points:.2f} | {s.games} | {w}-{d}-{l} | "
+                     f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
+                     f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {100 * d / max(1, s.games):.0f}% |")
+    (folder / "summary.md").write_text("\n".join(lines) + "\n")
