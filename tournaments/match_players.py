@@ -205,8 +205,12 @@ class ExternalPlayer(GamePlayer):
                 chess.engine.EngineError) as exc:
             future.cancel()
             self._kill()
-            reason = "did not answer in time" if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) else \
-                f"crashed ({type(exc).__name__}: {exc})"
+            if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+                reason = "did not answer in time"
+            elif "illegal" in str(exc):
+                reason = f"sent an illegal move ({exc})"  # python-chess refuses it: it is never played
+            else:
+                reason = f"crashed ({type(exc).__name__}: {exc})"
             return Answer(None, seconds=time.perf_counter() - start, error=f"engine {self.name} {reason}")
         score = None
         pov = result.info.get("score")

@@ -1,0 +1,73 @@
+"""Match statistics against values worked out by hand."""
+import math
+
+import pytest
+
+from tournaments.adjudication import DrawRule, ResignRule, draw_by_rule, resigns, thesis_points
+from tournaments.elo import elo_from_score, los, pentanomial, score_from_elo, sprt, trinomial
+
+
+def test_elo_of_a_score_and_back():
+    assert elo_from_score(0.5) == 0
+    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert score_from_elo(elo_from_score(0.3)) == pytest.approx(0.3)
+    assert elo_from_score(1.0) == math.inf
+
+
+def test_trinomial_interval_by_hand():
+    # 60 wins, 20 draws, 20 losses: score 0.7, per-game variance 0.16, standard error 0.04.
+    e = trinomial(60, 20, 20)
+    assert e.elo == pytest.approx(147.19, abs=0.01)
+    assert e.low == pytest.approx(elo_from_score(0.7 - 1.959964 * 0.04), abs=0.01)
+    assert e.high == pytest.approx(elo_from_score(0.7 + 1.959964 * 0.04), abs=0.01)
+    assert round(e.low) == 86 and round(e.high) == 218
+
+
+def test_los_from_decisive_games():
+    assert los(10, 10) == 0.5
+    assert los(60, 20) == pytest.approx(0.5 * (1 + math.erf(40 / math.sqrt(160))))
+    assert los(0, 0) == 0.5
+
+
+def test_pentanomial_uses_pair_variance():
+    # 10 pairs each 1 point (1-0 and 0-1 with the same opening): no information about strength,
+    # and zero pair variance, unlike the trinomial view of the same 20 games.
+    e = pentanomial([0, 0, 10, 0, 0])
+    assert e.elo == 0 and e.games == 20
+    e = pentanomial([1, 2, 4, 2, 1])
+    assert e.score == 0.5
+    with pytest.raises(ValueError):
+        pentanomial([1, 2, 3])
+
+
+def test_sprt_llr_by_hand():
+    w, d, l = 600, 800, 500
+    n = w + d + l
+    mean = (w + d / 2) / n
+    var = (w * (1 - mean) ** 2 + d * (0.5 - mean) ** 2 + l * mean ** 2) / n
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))
+    state = sprt(w, d, l, 0, 10)
+    assert state.llr == pytest.approx(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var))
+    assert state.upper == pytest.approx(math.log(0.95 / 0.05)) and state.lower == pytest.approx(-state.upper)
+    assert state.decision == "H1"
+    assert sprt(500, 800, 600, 0, 10).decision == "H0"
+    assert sprt(10, 10, 10, 0, 10).decision is None
+
+
+def test_thesis_adjudication_formula():
+    assert thesis_points(101) == 1 and thesis_points(-101) == 0
+    assert thesis_points(0) == 0.5
+    assert thesis_points(50) == pytest.approx(0.75) and thesis_points(-30) == pytest.approx(0.35)
+    assert thesis_points(100) == 1.0 and thesis_points(-100) == 0.0  # the boundary is proportional too
+    assert thesis_points(200, pawn=300) == pytest.approx(0.5 + 200 / 600)
+
+
+def test_draw_and_resign_rules():
+    rule = DrawRule(moves=2, score=10, after=4)
+    assert draw_by_rule([5, -5, 3, 0], 4, rule)
+    assert not draw_by_rule([5, -5, 30, 0], 4, rule)
+    assert not draw_by_rule([5, -5, 3, 0], 3, rule)
+    r = ResignRule(moves=2, score=500)
+    # The mover's own scores are every other entry, newest last.
+    assert resigns([-600, 600, -700], r)
+    assert not resigns([-600, 600, -400], r)

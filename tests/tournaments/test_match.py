@@ -1,0 +1,172 @@
+"""Matches: pairing of colours and openings, PGN that python-chess reads back, the
+thesis adjudication in a real game, forfeits for crashing, hanging and cheating
+engines, and a killed match that resumes without losing or replaying a game."""
+import io
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import chess
+import chess.pgn
+import pytest
+
+from tournaments.match_config import load_match_config
+from tournaments.match_run import read_records, run_match
+
+FAKE_ENGINE = textwrap.dedent('''
+    import sys, time
+    import chess
+    mode, board, gos = sys.argv[1], chess.Board(), 0
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "uci":
+            print("id name fake"); print("uciok", flush=True)
+        elif words[0] == "isready":
+            print("readyok", flush=True)
+        elif words[0] == "position":
+            board = chess.Board()
+            if "moves" in words:
+                for m in words[words.index("moves") + 1:]:
+                    board.push_uci(m)
+        elif words[0] == "go":
+            gos += 1
+            if gos == 2 and mode == "crash":
+                sys.exit(3)
+            if gos == 2 and mode == "hang":
+                time.sleep(60)
+            move = next(iter(board.legal_moves))
+            if gos == 2 and mode == "illegal":
+                print("bestmove e2e5", flush=True)
+                continue
+            print(f"info depth 1 score cp 0"); print(f"bestmove {move.uci()}", flush=True)
+        elif words[0] == "quit":
+            break
+''')
+
+
+def write(tmp_path, body, name="m.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body) + f"output: {tmp_path / 'out'}\n")
+    return load_match_config(path)
+
+
+def test_colours_and_openings_are_paired(tmp_path, shared_data):
+    config = write(tmp_path, f"""
+        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
+        baseline: mx
+        games: 6
+        openings: {{file: {shared_data / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        time_control: {{depth: 1}}
+    """)
+    specs = config.schedule()
+    assert [s.player_is_white for s in specs] == [True, False] * 3
+    assert specs[0].opening_fen == specs[1].opening_fen != specs[2].opening_fen == specs[3].opening_fen
+    again = write(tmp_path, f"""
+        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
+        baseline: mx
+        games: 6
+        openings: {{file: {shared_data / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        time_control: {{depth: 1}}
+    """, "n.yaml")
+    assert [s.opening_fen for s in again.schedule()] == [s.opening_fen for s in specs]  # seeded order
+
+
+def test_a_match_writes_pgn_that_round_trips(tmp_path):
+    config = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        games: 2
+        time_control: {nodes: 800}
+        max_plies: 16
+    """)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert len(outcome.records) == 2
+    text = (tmp_path / "out" / "games.pgn").read_text()
+    handle = io.StringIO(text)
+    games = [chess.pgn.read_game(handle) for _ in range(2)]
+    for game, record in zip(games, outcome.records):
+        assert not game.errors
+        assert game.headers["White"] == record.white and game.headers["Result"] == record.result
+        assert game.headers["GameId"] == record.id and game.headers["ConfigHash"] == config.digest
+        moves = list(game.mainline())
+        assert len(moves) == 16  # no natural end in 16 half-moves: the thesis adjudication
+        assert "adjudication: 16 half-moves" in game.headers["Termination"]
+        assert "s" in moves[0].comment and "/" in moves[0].comment  # "+0.31/9 0.98s"
+        board = game.end().board()
+        assert board.ply() == 16
+    assert outcome.summaries[0].games == 2
+    assert (tmp_path / "out" / "summary.md").read_text().startswith("# Match")
+
+
+@pytest.mark.parametrize("mode,reason", [("crash", "crashed"), ("hang", "did not answer in time"),
+                                         ("illegal", "illegal move")])
+def test_misbehaving_engines_lose_and_the_match_goes_on(tmp_path, mode, reason):
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE_ENGINE)
+    config = write(tmp_path, f"""
+        players:
+          - {{name: fake, uci: ['{sys.executable}', '{script}', {mode}], timeout: 1}}
+          - {{name: mb, instance: MB}}
+        baseline: mb
+        games: 2
+        time_control: {{movetime: 50}}
+        max_plies: 8
+    """)
+    started = time.time()
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert time.time() - started < 30
+    records = sorted(outcome.records, key=lambda r: r.id)
+    assert len(records) == 2
+    for r in records:  # each game: the fake's second move misbehaves; it is restarted for the next game
+        assert r.points == 0.0 and reason in r.termination
+        game = chess.pgn.read_game(io.StringIO(r.pgn))
+        assert not game.errors  # the illegal move was never played on the board
+
+
+def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
+    body = """
+        players: [{name: mp, instance: MP}]
+        games: 8
+        time_control: {nodes: 3000}
+        max_plies: 30
+    """
+    config = write(tmp_path, body)
+    proc = subprocess.Popen([sys.executable, "-m", "concilio", "match", str(tmp_path / "m.yaml"), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    index = tmp_path / "out" / "games.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.2)
+        if index.exists() and len(index.read_text().splitlines()) >= 2:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = read_records(tmp_path / "out")
+    assert 2 <= len(before) < 8
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    ids = [r.id for r in outcome.records]
+    assert sorted(ids) == sorted(s.id for s in config.schedule())  # every game once
+    assert outcome.played == 8 - len(before)
+    pgn = (tmp_path / "out" / "games.pgn").read_text()
+    assert pgn.count("[GameId ") == 8
+    lines = [json.loads(x) for x in index.read_text().splitlines()]
+    assert len(lines) == len({x["id"] for x in lines}) == 8
+
+
+def test_bad_match_files_are_named(tmp_path):
+    from ensemble.yaml_source import ConfigError
+    path = tmp_path / "bad.yaml"
+    path.write_text("players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
+                    "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\nsprt: {elo0: 5, elo1: 0}\n")
+    with pytest.raises(ConfigError) as info:
+        load_match_config(path)
+    text = str(info.value)
+    assert f"{path}:1: players[0].instance: mask 'MQ'" in text
+    assert "players[1].uci: expected the engine's command line" in text
+    assert f"{path}:3: time_control: give exactly one of" in text
+    assert "openings.file: no such file: nowhere.epd" in text
+    assert "sprt.elo1: elo1 must be greater than elo0" in text
