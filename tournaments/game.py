@@ -9,6 +9,7 @@ PGN comment.
 from __future__ import annotations
 
 import io
+import random
 from dataclasses import dataclass
 
 import chess
@@ -27,6 +28,15 @@ class TimeControl:
     movetime: int | None = None  # ms per move
     base: float | None = None  # clock: seconds per game
     increment: float = 0.0
+    jitter: float = 0.0  # node budgets vary by ±jitter per move (seeded by game and ply)
+
+    def nodes_for(self, game_id: str, ply: int) -> int | None:
+        """The node budget of one move.  Without jitter, games from the same position with
+        the same colours would all be identical (node-limited search is deterministic)."""
+        if self.nodes is None or not self.jitter:
+            return self.nodes
+        rng = random.Random(f"{game_id}:{ply}")
+        return max(1, round(self.nodes * (1 + rng.uniform(-self.jitter, self.jitter))))
 
     def pgn(self) -> str:
         if self.base is not None:
@@ -40,7 +50,9 @@ class TimeControl:
             return f"clock {self.base:g}+{self.increment:g} s"
         if self.movetime is not None:
             return f"{self.movetime} ms per move"
-        return f"{self.nodes} nodes per move" if self.nodes else f"depth {self.depth} per move"
+        if self.nodes:
+            return f"{self.nodes} nodes per move" + (f" (±{100 * self.jitter:g}%)" if self.jitter else "")
+        return f"depth {self.depth} per move"
 
 
 @dataclass(frozen=True)
@@ -128,7 +140,7 @@ def play_game(spec: GameSpec, white: GamePlayer, black: GamePlayer, rules: GameR
             termination = f"adjudication: {played} half-moves, full evaluation {score:+d} cp for {spec.player}"
             break
         mover = board.turn
-        limits = MoveLimits(nodes=tc.nodes, depth=tc.depth, movetime=tc.movetime, clock=clocks[mover],
+        limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime, clock=clocks[mover],
                             increment=tc.increment, opponent_clock=clocks[not mover])
         answer = players[mover].play(board.copy(), limits)
         if clocks[mover] is not None:

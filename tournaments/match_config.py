@@ -10,7 +10,7 @@
     mode: gauntlet            # or round_robin
     games: 20                 # per pairing; with a book each opening is played twice, colours swapped
     openings: {file: ../shared/data/openings/8moves_v3-1000.epd, seed: 1}   # or none: the start position
-    time_control: {nodes: 20000}   # or movetime (ms), depth, or {base: 60, increment: 0.5} (s)
+    time_control: {nodes: 20000, jitter: 0.1}   # or movetime (ms), depth, or {base: 60, increment: 0.5} (s)
     max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
     adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
     concurrency: 2            # games in parallel on Dask workers
@@ -261,7 +261,7 @@ def _time_control(src: YamlSource, value: Any) -> TimeControl:
     if data is None:
         src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")
         return TimeControl(nodes=1000)
-    check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment"})
+    check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment", "jitter"})
     fixed = [k for k in ("nodes", "movetime", "depth") if k in data]
     if len(fixed) + ("base" in data) != 1:
         src.problem(path, "give exactly one of nodes, movetime, depth, or a clock base (+ increment)")
@@ -274,7 +274,11 @@ def _time_control(src: YamlSource, value: Any) -> TimeControl:
         src.problem(path + ("increment",), "an increment needs a clock base")
     key = fixed[0]
     amount = get_int(src, data, path + (key,), 1, 1)
-    return TimeControl(**{key: amount})
+    jitter = get_number(src, data, path + ("jitter",), 0.0, low=0)
+    if jitter and (key != "nodes" or jitter >= 1):
+        src.problem(path + ("jitter",), "jitter varies a node budget by a share below 1")
+        jitter = 0.0
+    return TimeControl(**{key: amount}, jitter=jitter)
 
 
 def _adjudication(src: YamlSource, value: Any) -> tuple[DrawRule | None, ResignRule | None]:

@@ -170,3 +170,13 @@ def test_bad_match_files_are_named(tmp_path):
     assert f"{path}:3: time_control: give exactly one of" in text
     assert "openings.file: no such file: nowhere.epd" in text
     assert "sprt.elo1: elo1 must be greater than elo0" in text
+
+
+def test_node_jitter_is_seeded_and_bounded():
+    from tournaments.game import TimeControl
+    tc = TimeControl(nodes=10000, jitter=0.1)
+    budgets = [tc.nodes_for("0-3", ply) for ply in range(50)]
+    assert budgets == [tc.nodes_for("0-3", ply) for ply in range(50)]
+    assert all(9000 <= b <= 11000 for b in budgets) and len(set(budgets)) > 40
+    assert budgets != [tc.nodes_for("0-5", ply) for ply in range(50)]
+    assert TimeControl(nodes=10000).nodes_for("0-3", 7) == 10000
