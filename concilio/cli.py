@@ -206,6 +206,18 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_uci(args: argparse.Namespace) -> int:
+    """Speak UCI on stdin/stdout (the full engine, an instance mask or an ensemble file)."""
+    from concilio.uci import UciEngine
+    from ensemble.yaml_source import ConfigError
+    try:
+        engine = UciEngine(args.config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    engine.run(sys.stdin)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -263,6 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", help="output folder (overrides the file)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("uci", help="be a UCI engine on stdin/stdout")
+    p.add_argument("config", nargs="?", help="an ensemble file or name, or an instance mask (MKP); "
+                   "default: the full engine")
+    p.set_defaults(func=cmd_uci)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

@@ -44,6 +44,7 @@ class EnsemblePlayer:
         self._placement: dict[str, str | None] = {}
         self._local: Searcher | None = None
         self._searchers: list[Searcher] = []
+        self._interrupted = False
         self._on_event = on_event or (lambda message: log.info(message))
 
     # --- life cycle ---------------------------------------------------------------------------
@@ -125,6 +126,20 @@ class EnsemblePlayer:
         if self._local is not None:
             self._local.new_game()
 
+    def interrupt(self) -> None:
+        """Ask every instance to return its best move now (UCI ``stop``); ``choose`` then
+        decides with what comes back."""
+        self._interrupted = True
+        for searcher in self._searchers:
+            searcher.stop()
+        if self._cluster is not None:
+            for key, address in self._placement.items():
+                if address and address != "inline":
+                    try:
+                        self.client.run(worker_tasks.stop_instance, key, workers=[address], wait=False)
+                    except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
+                        pass
+
     # --- one move -------------------------------------------------------------------------------
     def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = ()) -> Decision:
         """The move to play after ``moves`` from ``fen``, within the budget's deadline."""
@@ -134,6 +149,7 @@ class EnsemblePlayer:
             board.push_uci(uci)
         if board.is_game_over(claim_draw=False) or not any(board.legal_moves):
             raise ValueError(f"no legal move in {board.fen()}")
+        self._interrupted = False
         if self.inline:
             return self._choose_inline(board, fen, moves, start)
         n = len(self.config.instances)
@@ -177,6 +193,9 @@ class EnsemblePlayer:
         reports, ballots = [], []
         legal = {m.uci() for m in board.legal_moves}
         for inst, searcher in zip(self.config.instances, self._searchers):
+            if self._interrupted and ballots:
+                reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", None, "interrupted"))
+                continue
             result = searcher.search(board, limits, margin_probe=self.config.needs_margin)
             reason = None if result.bestmove in legal else f"illegal move {result.bestmove}"
             reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", result, reason))

@@ -1,0 +1,109 @@
+"""``concilio uci`` driven by python-chess, as a GUI would drive it."""
+import random
+import subprocess
+import sys
+import time
+
+import chess
+import chess.engine
+import pytest
+
+from players.external import find_engine_binary
+
+UCI = [sys.executable, "-m", "concilio", "uci"]
+
+
+@pytest.fixture
+def engine():
+    e = chess.engine.SimpleEngine.popen_uci(UCI, timeout=60)
+    yield e
+    e.quit()
+
+
+def test_identifies_and_analyses(engine):
+    assert engine.id["name"].startswith("Concilio full engine")
+    assert "Hash" in engine.options
+    info = engine.analyse(chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"), chess.engine.Limit(depth=4))
+    assert info["score"].white().mate() == 1 and info["pv"][0] == chess.Move.from_uci("a1a8")
+    engine.configure({"Hash": 32})
+    result = engine.play(chess.Board(), chess.engine.Limit(nodes=20000))
+    assert result.move in chess.Board().legal_moves
+
+
+def test_stop_during_infinite_returns_promptly(engine):
+    with engine.analysis(chess.Board(), chess.engine.Limit()) as analysis:  # go infinite
+        time.sleep(1.0)
+        started = time.perf_counter()
+        analysis.stop()
+        best = analysis.wait()
+    assert time.perf_counter() - started < 1.0
+    assert best.move in chess.Board().legal_moves
+
+
+def test_a_full_game_against_gnu_chess_without_losing_on_time():
+    gnuchess = find_engine_binary("gnuchess")
+    if gnuchess is None:
+        pytest.skip("gnuchess not installed (CI installs it)")
+    ours = chess.engine.SimpleEngine.popen_uci(UCI, timeout=60)
+    theirs = chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)
+    board = chess.Board()
+    clocks = {chess.WHITE: 6.0, chess.BLACK: 6.0}
+    increment = 0.05
+    try:
+        while not board.is_game_over(claim_draw=True) and board.ply() < 120:
+            engine = ours if board.turn == chess.WHITE else theirs
+            limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
+                                       white_inc=increment, black_inc=increment)
+            started = time.perf_counter()
+            result = engine.play(board, limit)
+            clocks[board.turn] -= time.perf_counter() - started
+            if board.turn == chess.WHITE:
+                assert clocks[chess.WHITE] > 0, f"Concilio lost on time at ply {board.ply()}"
+            clocks[board.turn] += increment
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        ours.quit()
+        theirs.quit()
+    assert board.ply() >= 20
+
+
+def test_malformed_input_never_kills_or_hangs_the_engine():
+    rng = random.Random(11)
+    words = ["go", "position", "fen", "startpos", "moves", "e2e4", "e7e5", "zz", "setoption", "name", "value",
+             "Hash", "-1", "99999", "wtime", "btime", "depth", "nodes", "movetime", "x", "9/9", "stop", "debug",
+             "isready", "ucinewgame", "searchmoves", "a1a1", "infinite", "\x00", "é", "ponderhit", "mate"]
+    lines = ["uci"]
+    for _ in range(300):
+        lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(0, 6))))
+        if rng.random() < 0.2:
+            lines.append("stop")
+    lines += ["stop", "position startpos moves e2e4", "go depth 3", "isready"]
+    proc = subprocess.run(UCI, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout.splitlines()
+    assert "Traceback" not in proc.stderr
+    assert out[-1] == "readyok" or any(l.startswith("bestmove") for l in out[-5:])
+    assert any(l.startswith("info string") for l in out)
+
+
+def test_an_ensemble_speaks_uci_with_its_votes(tmp_path):
+    config = tmp_path / "duo.yaml"
+    config.write_text("name: duo\ninstances: [MBXP, MXKA]\nselection: {criterion: majority}\n"
+                      "budget: {movetime: 500}\ncluster: {workers: 2, dashboard: false}\n")
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + [str(config)], timeout=120)
+    try:
+        assert engine.id["name"].startswith("Concilio ensemble duo (MBXP)(MXKA)")
+        assert "BudgetMode" in engine.options
+        lines = []
+        with engine.analysis(chess.Board(), chess.engine.Limit(time=1.0)) as analysis:
+            for info in analysis:
+                if "string" in info:
+                    lines.append(info["string"])
+        assert any(s.startswith("(MBXP) ") for s in lines) and any(s.startswith("majority:") for s in lines)
+        started = time.perf_counter()
+        result = engine.play(chess.Board(), chess.engine.Limit(white_clock=5, black_clock=5))
+        assert time.perf_counter() - started < 5 / 3
+        assert result.move in chess.Board().legal_moves
+    finally:
+        engine.quit()
