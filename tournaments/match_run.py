@@ -187,7 +187,7 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
     cluster = None
     if own:
         cluster = LocalCluster(n_workers=config.concurrency, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=":0", silence_logs=logging.ERROR)
+                               host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
         client = Client(cluster)
     stopped = False
     try:

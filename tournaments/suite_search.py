@@ -89,7 +89,7 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
     cluster = None
     if own:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=":0", silence_logs=_logging.ERROR)
+                               dashboard_address="127.0.0.1:0", silence_logs=_logging.ERROR)
         client = Client(cluster)
     try:
         futures = [client.submit(search_batch, j.key, j.instance, j.fens, limits, budget, margin_probe, pure=False)
