@@ -45,8 +45,7 @@ def open_cluster(config: ClusterConfig, n_instances: int, connect_timeout: float
         return ClusterHandle(client, None, f"scheduler {config.scheduler}", _dashboard(client))
     workers = config.workers or n_instances
     cluster = LocalCluster(n_workers=workers, threads_per_worker=config.threads_per_worker, processes=True,
-                           host="127.0.0.1", dashboard_address="127.0.0.1:0",  # an ephemeral port: never collides
-                           
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
                            silence_logs=logging.ERROR)
     client = Client(cluster)
     return ClusterHandle(client, cluster, f"local cluster, {workers} worker process(es) on 127.0.0.1",
