@@ -21,7 +21,7 @@ from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
 from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
                           INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
-                          S_STOPPED, new_context, score_moves, search_root)
+                          S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, negamax, new_context, score_moves, search_root)
 from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
@@ -54,7 +54,7 @@ class Searcher:
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, hash_mb: float = 16, *, null_move: bool = True,
                  lmr: bool = True, futility: bool = True, aspiration: int = 30,
-                 depth_cap: int | None = None, params: np.ndarray | None = None) -> None:
+                 depth_cap: int | None = None, params: np.ndarray | None = None, exact: bool = False) -> None:
         if aspiration <= 0:
             raise ValueError(f"aspiration window must be positive, got {aspiration}")
         if depth_cap is not None and not 1 <= depth_cap < MAX_PLY:
@@ -63,7 +63,7 @@ class Searcher:
         self.aspiration = aspiration
         self.depth_cap = depth_cap
         self.tt = new_table(hash_mb)
-        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params)
+        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact)
 
     @property
     def hash_mb(self) -> float:
@@ -119,6 +119,31 @@ class Searcher:
         finally:
             if timer is not None:
                 timer.cancel()
+
+    def search_node(self, position: Position, depth: int, ply: int, alpha: int, beta: int,
+                    share_bound: bool = False) -> tuple[int, int, tuple[str, ...]]:
+        """One alpha-beta search of ``position`` as a node ``ply`` plies below the root
+        (a parallel job): (fail-soft score, nodes, PV from here).  With ``share_bound``
+        the node's beta follows ``set_shared_beta`` while the search runs."""
+        ctx = self.ctx
+        stats = ctx[C_STATS]
+        stats[:] = 0
+        ctx[C_STOP][0] = 0
+        if share_bound:
+            stats[S_SPLIT_PLY] = ply
+            stats[S_SHARED_BETA] = beta
+        score = negamax(position.arrays, self.tt, ctx, depth, ply, alpha, beta, True)
+        pv = ctx[C_PV]
+        n = int(ctx[C_PV_LEN][ply])
+        moves = tuple(move_to_uci(int(pv[ply, j])) for j in range(ply, n) if pv[ply, j] != 0)
+        stats[S_SPLIT_PLY] = 0
+        return int(score), int(stats[S_NODES]), moves
+
+    def set_shared_beta(self, beta: int) -> None:
+        """Lower the running job's beta (score sharing; called from another thread)."""
+        stats = self.ctx[C_STATS]
+        if stats[S_SPLIT_PLY] > 0 and beta < stats[S_SHARED_BETA]:
+            stats[S_SHARED_BETA] = beta
 
     def _root_moves(self, pos: Position, searchmoves: Sequence[str] | None) -> tuple[np.ndarray, int]:
         """Legal root moves, hash move first, then by the usual ordering; only

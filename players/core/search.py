@@ -38,8 +38,15 @@ NO_EVAL = -32000 + 1
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
+# Score sharing for parallel jobs: at the node of ply S_SPLIT_PLY (> 0) the search
+# lowers beta to S_SHARED_BETA before every move; another thread (the worker, told by
+# the master) may lower it while the job runs.
+S_SPLIT_PLY, S_SHARED_BETA = 6, 7
 # option slots
-O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY = 0, 1, 2, 3
+O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT = 0, 1, 2, 3, 4
+# O_EXACT: transposition-table cutoffs only from entries of exactly the node's depth, so that
+# with the selective options off the result is the fixed-depth minimax value whatever the
+# window and the order of the search (parallel searches must reproduce the sequential one).
 
 # Ordering scores.
 ORDER_HASH = 10_000_000
@@ -64,7 +71,7 @@ LMR = _lmr_table()
 
 
 def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True, params: np.ndarray | None = None):
+                futility: bool = True, params: np.ndarray | None = None, exact: bool = False):
     """Fresh search state for one instance (killers, history, PV, buffers, limits,
     evaluation spec and term values)."""
     opts = np.zeros(8, np.int64)
@@ -72,6 +79,7 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
     opts[O_NULL_MOVE] = int(null_move)
     opts[O_LMR] = int(lmr)
     opts[O_FUTILITY] = int(futility)
+    opts[O_EXACT] = int(exact)
     params = DEFAULT_PARAMS if params is None else params
     return (
         np.zeros((MAX_PLY + 1, 2), np.int64),              # killers
@@ -335,7 +343,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     if entry != 0:
         hash_move = entry_move(entry)
         eval_here = entry_eval(entry)
-        if not is_pv and entry_depth(entry) >= depth:
+        if not is_pv and (entry_depth(entry) == depth or (entry_depth(entry) > depth and not opts[O_EXACT])):
             s = score_from_tt(entry_score(entry), ply)
             b = entry_bound(entry)
             if b == BOUND_EXACT or (b == BOUND_LOWER and s >= beta) or (b == BOUND_UPPER and s <= alpha):
@@ -379,6 +387,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     searched = 0
     original_alpha = alpha
     for i in range(n):
+        if stats[S_SPLIT_PLY] == ply and stats[S_SHARED_BETA] < beta:
+            beta = stats[S_SHARED_BETA]  # score sharing: the master found a better move meanwhile
+            if best >= beta:
+                break
         m = pick_move(moves, scores, i, n)
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         make_move(pos, m)

@@ -95,3 +95,30 @@ def tt_fill_permille(tt):
         if keys[i] != U0:
             used += 1
     return used * 1000 // n
+
+
+def tt_export(tt, count: int):
+    """The ``count`` deepest entries (keys, packed data): what a worker shares with the
+    others between iterations (Jurčovič's exchange of the deepest entries)."""
+    keys, data = tt
+    used = np.nonzero(keys)[0]
+    if used.size == 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    depths = (data[used] >> 19) & 0xFF
+    if used.size > count:
+        used = used[np.argpartition(-depths, count - 1)[:count]]
+    return keys[used].copy(), data[used].copy()
+
+
+@njit(cache=True)
+def tt_import(tt, keys_in, data_in):
+    """Store shared entries, keeping a deeper entry already there."""
+    keys, data = tt
+    mask = np.uint64(keys.shape[0] - 1)
+    for j in range(keys_in.shape[0]):
+        key = keys_in[j]
+        i = np.int64(key & mask)
+        if keys[i] == key and entry_depth(data[i]) >= entry_depth(data_in[j]):
+            continue
+        keys[i] = key
+        data[i] = data_in[j]

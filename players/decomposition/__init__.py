@@ -1,0 +1,1 @@
+"""The decomposition player: one alpha-beta tree searched by many Dask workers."""

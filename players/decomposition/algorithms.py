@@ -1,0 +1,256 @@
+"""Parallel alpha-beta algorithms, master side (``../shared/docs/decomposition.md``).
+
+* ``root_split``: the root's moves are jobs; the eldest is searched first (it sets the
+  bound), the others are handed to idle workers with the best score so far as their
+  bound; ``score_sharing`` also lowers a running job's bound when the master learns a
+  better move.  Every iteration of the iterative deepening reorders the root: the best
+  move first, then the moves that improved the score.
+* ``pv_split``: walk down the previous iteration's principal variation; at every PV
+  node search the PV child first (recursively), then split the node's other children
+  among the workers, from the bottom up to the root.
+* ``lazy_smp``: every worker runs the whole iterative deepening; workers share no memory,
+  so after every iteration the master merges the deepest table entries of all workers
+  and hands them back (``tt_exchange`` entries each; 0 turns the exchange off).
+
+Scores are fail-soft negamax values; a job answers for the position after its path,
+``ply`` plies below the root, so mate distances agree with the sequential search.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import chess
+import numpy as np
+
+from players.core.search import INF, MAX_PLY
+from . import jobs
+from .jobs import SearchOptions
+
+ALGORITHMS = ("root_split", "pv_split", "lazy_smp")
+ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+
+
+@dataclass
+class Tally:
+    """What a parallel search cost: the thesis's counters."""
+
+    nodes: int = 0
+    jobs: int = 0
+    busy: float = 0.0  # seconds workers spent searching
+    cancelled: int = 0
+
+    def add(self, r: jobs.JobResult) -> None:
+        self.nodes += r.nodes
+        self.jobs += 1
+        self.busy += r.seconds
+
+
+@dataclass
+class ParallelResult:
+    move: str
+    score: int
+    depth: int
+    pv: tuple[str, ...]
+    tally: Tally
+    wall: float
+    messages: int
+    iterations: list[tuple[int, int, str]] = field(default_factory=list)  # (depth, score, move)
+
+
+class Master:
+    def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
+                 min_split_depth: int = 2) -> None:
+        self.runner = runner
+        self.options = options
+        self.key = key
+        self.score_sharing = score_sharing
+        self.min_split_depth = min_split_depth
+        self.tally = Tally()
+        self._ids = itertools.count()
+
+    # --- one job ---------------------------------------------------------------------------------
+    def _submit(self, fen: str, path: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int):
+        job = f"{self.key}-{next(self._ids)}"
+        future = self.runner.submit(jobs.run_job, self.key, self.options, job, fen, path, depth, ply, alpha, beta,
+                                    self.score_sharing, key=job)
+        return job, future
+
+    def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
+        _, future = self._submit(fen, path, depth, ply, alpha, beta)
+        result = future.result()
+        self.tally.add(result)
+        return result
+
+    # --- a node whose children are searched in parallel -------------------------------------------
+    def split(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int, ply: int, alpha: int,
+              beta: int, children: list[str], first: tuple[int, tuple[str, ...]] | None = None
+              ) -> tuple[int, str, tuple[str, ...], list[str]]:
+        """Value of the node (its side to move), best child, PV, and the children that
+        raised the score (for reordering).  ``first`` is the eldest child's known value."""
+        best, best_move, best_pv = -INF, children[0], ()
+        improved: list[str] = []
+        queue = list(children)
+        if first is not None:
+            queue.pop(0)
+            best, best_pv = first
+            best_move = children[0]
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                return best, best_move, best_pv, improved
+        elif queue:
+            # Young brothers wait: the eldest alone sets the bound for the others.
+            m = queue.pop(0)
+            r = self.search_job(fen, path + (m,), child_depth(board, m, depth), ply + 1, -beta, -alpha)
+            best, best_move, best_pv = -r.score, m, (m,) + r.pv
+            alpha = max(alpha, best)
+            if alpha >= beta:
+                return best, best_move, best_pv, improved
+        running: dict[object, tuple[str, str]] = {}  # future -> (job id, move)
+        while queue or running:
+            while queue and len(running) < self.runner.workers:
+                m = queue.pop(0)
+                job, future = self._submit(fen, path + (m,), child_depth(board, m, depth), ply + 1, -beta, -alpha)
+                running[future] = (job, m)
+            future = self.runner.first_done(list(running))
+            job, m = running.pop(future)
+            r = future.result()
+            self.tally.add(r)
+            s = -r.score
+            if s > best:
+                best = s
+                if s > alpha:
+                    best_move, best_pv = m, (m,) + r.pv
+                    improved.append(m)
+                    alpha = s
+                    if alpha >= beta:
+                        break
+                    if self.score_sharing and running:
+                        self.runner.share({j: -alpha for j, _ in running.values()})
+        if running:  # a cut-off: the rest is not needed
+            self.runner.stop([j for j, _ in running.values()])
+            for f in running:
+                f.cancel()
+            self.tally.cancelled += len(running)
+        return best, best_move, best_pv, improved
+
+    # --- algorithms --------------------------------------------------------------------------------
+    def root_split(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
+        board = board_after(fen, moves)
+        return self.split(fen, moves, board, depth, 0, -INF, INF, order)
+
+    def pv_split(self, fen: str, path: tuple[str, ...], pv: tuple[str, ...], depth: int, ply: int, alpha: int,
+                 beta: int, order: list[str] | None = None) -> tuple[int, str, tuple[str, ...], list[str]]:
+        board = board_after(fen, path)
+        children = order if order is not None else ordered_moves(board)
+        if not children:
+            r = self.search_job(fen, path, depth, ply, alpha, beta)
+            return r.score, "", r.pv, []
+        if depth < self.min_split_depth or not pv or pv[0] not in children:
+            if ply == 0:
+                return self.split(fen, path, board, depth, ply, alpha, beta, children)
+            r = self.search_job(fen, path, depth, ply, alpha, beta)
+            return r.score, r.pv[0] if r.pv else "", r.pv, []
+        first = pv[0]
+        children = [first] + [m for m in children if m != first]
+        value, _, sub_pv, _ = self.pv_split(fen, path + (first,), pv[1:], child_depth(board, first, depth), ply + 1,
+                                            -beta, -alpha)
+        return self.split(fen, path, board, depth, ply, alpha, beta, children, (-value, (first,) + sub_pv))
+
+
+def child_depth(board: chess.Board, move: str, depth: int) -> int:
+    """The sequential search's rule: one ply less, one more when the move gives check."""
+    return depth - 1 + (1 if board.gives_check(chess.Move.from_uci(move)) else 0)
+
+
+def board_after(fen: str, moves: tuple[str, ...]) -> chess.Board:
+    board = chess.Board(fen)
+    for m in moves:
+        board.push_uci(m)
+    return board
+
+
+def ordered_moves(board: chess.Board) -> list[str]:
+    """Captures by MVV-LVA, then promotions and checks, then the rest."""
+    def key(move: chess.Move) -> tuple:
+        victim = board.piece_type_at(move.to_square) if board.is_capture(move) else None
+        attacker = board.piece_type_at(move.from_square)
+        capture = ORDER_VALUE.get(victim, 1) * 10 - ORDER_VALUE.get(attacker, 0) if board.is_capture(move) else -100
+        return (-capture, -(move.promotion or 0), -int(board.gives_check(move)), move.uci())
+    return [m.uci() for m in sorted(board.legal_moves, key=key)]
+
+
+def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
+            deadline: float | None = None, tt_exchange: int = 1000) -> ParallelResult:
+    """Iterative deepening to ``depth`` with the chosen algorithm (root reordering between
+    iterations); stops early at ``deadline`` (perf_counter seconds) keeping the last
+    completed iteration."""
+    start = time.perf_counter()
+    if algorithm == "lazy_smp":
+        return lazy_smp(master, fen, moves, depth, deadline, tt_exchange)
+    board = board_after(fen, moves)
+    order = ordered_moves(board)
+    if not order:
+        raise ValueError(f"no legal move in {board.fen()}")
+    best_move, best_score, pv, done = order[0], 0, (order[0],), 0
+    history = []
+    for d in range(1, min(depth, MAX_PLY - 1) + 1):
+        if algorithm == "root_split":
+            score, move, line, improved = master.root_split(fen, moves, d, order)
+        elif algorithm == "pv_split":
+            score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)
+        else:
+            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        best_move, best_score, pv, done = move, score, line, d
+        history.append((d, score, move))
+        # Root reordering: the best move first, then the moves that raised the score, latest first.
+        front = [best_move] + [m for m in reversed(improved) if m != best_move]
+        order = front + [m for m in order if m not in front]
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    return ParallelResult(best_move, best_score, done, pv, master.tally, time.perf_counter() - start,
+                          master.runner.messages, history)
+
+
+def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, deadline: float | None,
+             tt_exchange: int) -> ParallelResult:
+    """Every worker iterates; entries are exchanged between iterations; the first worker
+    to finish the final depth answers and the others are stopped."""
+    start = time.perf_counter()
+    runner = master.runner
+    n = runner.workers
+    shared = None
+    history = []
+    result = None
+    for d in range(1, depth + 1):
+        futures = []
+        for w in range(n):
+            job = f"{master.key}-smp{d}-{w}"
+            futures.append(runner.submit_to(w, jobs.run_iteration, f"{master.key}-w{w}", job, master.options, fen,
+                                            moves, d, shared, tt_exchange, key=job))
+        first = runner.first_done(futures)
+        result = first.result()
+        results = [result]
+        if d < depth:
+            results = [f.result() for f in futures]  # the exchange needs everyone's entries
+        else:
+            runner.stop([f"{master.key}-smp{d}-{w}" for w in range(n) if futures[w] is not first])
+            for f in futures:
+                if f is not first:
+                    f.cancel()
+        for r in results:
+            master.tally.nodes += r.nodes
+            master.tally.busy += r.seconds
+            master.tally.jobs += 1
+        if tt_exchange:
+            parts = [r.exported for r in results if r.exported is not None]
+            if parts:
+                shared = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+                runner.messages += 2 * len(parts)
+        history.append((d, result.score, result.move))
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    assert result is not None
+    return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,
+                          time.perf_counter() - start, runner.messages, history)

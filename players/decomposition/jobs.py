@@ -1,0 +1,139 @@
+"""Worker side of the decomposition player: a searcher per player kept in the worker
+process (its hash table survives from job to job and iteration to iteration), the
+job function, and the hooks the master uses to share a bound or exchange entries."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from players.position import Position
+
+_SEARCHERS: dict = {}
+_RUNNING: dict[str, object] = {}  # job id -> searcher running it
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    mask: str = "MBXKPAR"
+    hash_mb: float = 16
+    null_move: bool = True
+    lmr: bool = True
+    futility: bool = True
+    exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
+
+    def make_searcher(self):
+        from evaluation.spec import EvalSpec
+        from players.searcher import Searcher
+        return Searcher(EvalSpec.parse(self.mask), self.hash_mb, null_move=self.null_move, lmr=self.lmr,
+                        futility=self.futility, exact=self.exact)
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job: str
+    score: int  # fail-soft, from the job node's side to move
+    nodes: int
+    pv: tuple[str, ...]
+    seconds: float
+    worker: str
+
+
+def searcher_for(key: str, options: SearchOptions):
+    with _LOCK:
+        s = _SEARCHERS.get(key)
+        if s is None:
+            s = _SEARCHERS[key] = options.make_searcher()
+    return s
+
+
+def worker_name() -> str:
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "inline"
+
+
+def run_job(key: str, options: SearchOptions, job: str, fen: str, moves: tuple[str, ...], depth: int, ply: int,
+            alpha: int, beta: int, share: bool) -> JobResult:
+    """Search one node (the position after ``moves``) to ``depth`` in (alpha, beta)."""
+    searcher = searcher_for(key, options)
+    start = time.perf_counter()
+    with _LOCK:
+        _RUNNING[job] = searcher
+    try:
+        score, nodes, pv = searcher.search_node(Position.from_fen(fen, moves), depth, ply, alpha, beta, share)
+    finally:
+        with _LOCK:
+            _RUNNING.pop(job, None)
+    return JobResult(job, score, nodes, pv, time.perf_counter() - start, worker_name())
+
+
+async def share_beta(jobs_and_betas: dict) -> int:
+    """Lower the beta of jobs running here (score sharing); returns how many were touched."""
+    touched = 0
+    with _LOCK:
+        for job, beta in jobs_and_betas.items():
+            s = _RUNNING.get(job)
+            if s is not None:
+                s.set_shared_beta(beta)
+                touched += 1
+    return touched
+
+
+def clear(key: str) -> None:
+    with _LOCK:
+        s = _SEARCHERS.get(key)
+    if s is not None:
+        s.new_game()
+
+
+@dataclass(frozen=True)
+class IterationResult:
+    worker: str
+    depth: int
+    score: int
+    move: str
+    pv: tuple[str, ...]
+    nodes: int
+    seconds: float
+    exported: tuple[np.ndarray, np.ndarray] | None
+
+
+def run_iteration(key: str, job: str, options: SearchOptions, fen: str, moves: tuple[str, ...], depth: int,
+                  imported: tuple[np.ndarray, np.ndarray] | None, export: int) -> IterationResult:
+    """Lazy SMP on workers without shared memory: one complete iterative-deepening run to
+    ``depth`` from this worker's own table, after importing the others' deepest entries;
+    returns this worker's deepest entries for the next exchange."""
+    from players.core.tt import tt_export, tt_import
+    from players.result import SearchLimits
+    searcher = searcher_for(key, options)
+    if imported is not None and imported[0].size:
+        tt_import(searcher.tt, imported[0], imported[1])
+    start = time.perf_counter()
+    with _LOCK:
+        _RUNNING[job] = searcher
+    try:
+        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth))
+    finally:
+        with _LOCK:
+            _RUNNING.pop(job, None)
+    exported = tt_export(searcher.tt, export) if export else None
+    return IterationResult(worker_name(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
+                           time.perf_counter() - start, exported)
+
+
+async def stop_jobs(job_ids: list[str]) -> int:
+    """A cut-off made these jobs useless: stop them (their answers are discarded)."""
+    stopped = 0
+    with _LOCK:
+        for job in job_ids:
+            s = _RUNNING.get(job)
+            if s is not None:
+                s.stop()
+                stopped += 1
+    return stopped
