@@ -218,6 +218,28 @@ def cmd_uci(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_speedup(args: argparse.Namespace) -> int:
+    """Sequential against parallel search at a fixed depth: the thesis's speedup table."""
+    from pathlib import Path
+
+    from ensemble.yaml_source import ConfigError
+    from players.decomposition.speedup import HEAD, load_speedup, run_speedup, write_csv
+    try:
+        settings, variants = load_speedup(args.config)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.depth:
+        settings["depth"] = args.depth
+    if args.limit:
+        settings["limit"] = args.limit
+    print(HEAD)
+    rows = run_speedup(settings, variants)
+    out = Path(args.csv or f"reports/speedup-{settings['name']}.csv")
+    write_csv(rows, out)
+    print(f"CSV: {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -280,6 +302,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", nargs="?", help="an ensemble file or name, or an instance mask (MKP); "
                    "default: the full engine")
     p.set_defaults(func=cmd_uci)
+
+    p = sub.add_parser("speedup", help="parallel search against the sequential one at a fixed depth")
+    p.add_argument("config", help="speedup file, or a name in configs/decomposition")
+    p.add_argument("--depth", type=int, help="override the file's depth")
+    p.add_argument("--limit", type=int, help="only the first N positions")
+    p.add_argument("--csv", help="where to write the CSV (default reports/speedup-<name>.csv)")
+    p.set_defaults(func=cmd_speedup)
 
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)

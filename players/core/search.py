@@ -279,6 +279,7 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     best = stand
     them = 1 - pos[2][ST_SIDE]
     occ = occupancy(bb)
+    exact = ctx[C_OPTS][O_EXACT] != 0
     for i in range(n):
         m = pick_move(moves, scores, i, n)
         if not checked:
@@ -288,8 +289,9 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
                 if move_promo(m) != QUEEN:
                     continue
                 gain += ORDER_VALUE[QUEEN] - ORDER_VALUE[PAWN]
-            # Delta pruning: even winning the piece for free cannot reach alpha.
-            if stand + gain + 200 < alpha:
+            # Delta pruning: even winning the piece for free cannot reach alpha.  (It depends
+            # on the window, so the exact mode goes without it.)
+            if stand + gain + 200 < alpha and not exact:
                 continue
             # A capture by a more valuable piece onto a defended square rarely pays.
             attacker = board[move_from(m)] % 6

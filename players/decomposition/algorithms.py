@@ -47,6 +47,10 @@ class Tally:
         self.busy += r.seconds
 
 
+class Aborted(Exception):
+    """The move's time or node budget ran out inside an iteration."""
+
+
 @dataclass
 class ParallelResult:
     move: str
@@ -69,19 +73,40 @@ class Master:
         self.min_split_depth = min_split_depth
         self.tally = Tally()
         self._ids = itertools.count()
+        self.running: set[str] = set()
+        self.aborted = False
+        self.node_limit: int | None = None
+
+    def abort(self) -> None:
+        """Stop everything now (called from a timer thread at the move's deadline)."""
+        self.aborted = True
+        self.runner.stop(list(self.running))
+
+    def _check(self) -> None:
+        if self.node_limit is not None and self.tally.nodes >= self.node_limit and not self.aborted:
+            self.abort()
+        if self.aborted:
+            raise Aborted()
 
     # --- one job ---------------------------------------------------------------------------------
     def _submit(self, fen: str, path: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int):
+        self._check()
         job = f"{self.key}-{next(self._ids)}"
+        self.running.add(job)
         future = self.runner.submit(jobs.run_job, self.key, self.options, job, fen, path, depth, ply, alpha, beta,
                                     self.score_sharing, key=job)
         return job, future
 
-    def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
-        _, future = self._submit(fen, path, depth, ply, alpha, beta)
+    def _finished(self, job: str, future) -> jobs.JobResult:
         result = future.result()
+        self.running.discard(job)
         self.tally.add(result)
+        self._check()  # a stopped job's score is garbage: never use it
         return result
+
+    def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
+        job, future = self._submit(fen, path, depth, ply, alpha, beta)
+        return self._finished(job, future)
 
     # --- a node whose children are searched in parallel -------------------------------------------
     def split(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int, ply: int, alpha: int,
@@ -115,8 +140,12 @@ class Master:
                 running[future] = (job, m)
             future = self.runner.first_done(list(running))
             job, m = running.pop(future)
-            r = future.result()
-            self.tally.add(r)
+            try:
+                r = self._finished(job, future)
+            except Aborted:
+                for f in running:
+                    f.cancel()
+                raise
             s = -r.score
             if s > best:
                 best = s
@@ -130,6 +159,7 @@ class Master:
                         self.runner.share({j: -alpha for j, _ in running.values()})
         if running:  # a cut-off: the rest is not needed
             self.runner.stop([j for j, _ in running.values()])
+            self.running.difference_update(j for j, _ in running.values())
             for f in running:
                 f.cancel()
             self.tally.cancelled += len(running)
@@ -182,13 +212,13 @@ def ordered_moves(board: chess.Board) -> list[str]:
 
 
 def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
-            deadline: float | None = None, tt_exchange: int = 1000) -> ParallelResult:
+            tt_exchange: int = 1000) -> ParallelResult:
     """Iterative deepening to ``depth`` with the chosen algorithm (root reordering between
-    iterations); stops early at ``deadline`` (perf_counter seconds) keeping the last
-    completed iteration."""
+    iterations).  ``master.abort()`` (a deadline) or ``master.node_limit`` ends it early:
+    the interrupted iteration is discarded and the last completed one answers."""
     start = time.perf_counter()
     if algorithm == "lazy_smp":
-        return lazy_smp(master, fen, moves, depth, deadline, tt_exchange)
+        return lazy_smp(master, fen, moves, depth, tt_exchange)
     board = board_after(fen, moves)
     order = ordered_moves(board)
     if not order:
@@ -196,25 +226,25 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
     best_move, best_score, pv, done = order[0], 0, (order[0],), 0
     history = []
     for d in range(1, min(depth, MAX_PLY - 1) + 1):
-        if algorithm == "root_split":
-            score, move, line, improved = master.root_split(fen, moves, d, order)
-        elif algorithm == "pv_split":
-            score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)
-        else:
-            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        try:
+            if algorithm == "root_split":
+                score, move, line, improved = master.root_split(fen, moves, d, order)
+            elif algorithm == "pv_split":
+                score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)
+            else:
+                raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        except Aborted:
+            break  # the interrupted iteration is discarded: keep the last completed one
         best_move, best_score, pv, done = move, score, line, d
         history.append((d, score, move))
         # Root reordering: the best move first, then the moves that raised the score, latest first.
         front = [best_move] + [m for m in reversed(improved) if m != best_move]
         order = front + [m for m in order if m not in front]
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
     return ParallelResult(best_move, best_score, done, pv, master.tally, time.perf_counter() - start,
                           master.runner.messages, history)
 
 
-def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, deadline: float | None,
-             tt_exchange: int) -> ParallelResult:
+def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_exchange: int) -> ParallelResult:
     """Every worker iterates; entries are exchanged between iterations; the first worker
     to finish the final depth answers and the others are stopped."""
     start = time.perf_counter()
@@ -224,13 +254,22 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, deadl
     history = []
     result = None
     for d in range(1, depth + 1):
+        if master.aborted or (master.node_limit is not None and master.tally.nodes >= master.node_limit):
+            break
         futures = []
         for w in range(n):
             job = f"{master.key}-smp{d}-{w}"
+            master.running.add(job)
             futures.append(runner.submit_to(w, jobs.run_iteration, f"{master.key}-w{w}", job, master.options, fen,
                                             moves, d, shared, tt_exchange, key=job))
         first = runner.first_done(futures)
-        result = first.result()
+        if master.aborted:
+            runner.stop([f"{master.key}-smp{d}-{w}" for w in range(n)])
+            break
+        latest = first.result()
+        if master.aborted:
+            break
+        result = latest
         results = [result]
         if d < depth:
             results = [f.result() for f in futures]  # the exchange needs everyone's entries
@@ -248,9 +287,9 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, deadl
             if parts:
                 shared = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
                 runner.messages += 2 * len(parts)
+        master.running.clear()
         history.append((d, result.score, result.move))
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-    assert result is not None
+    if result is None:
+        raise Aborted()
     return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,
                           time.perf_counter() - start, runner.messages, history)

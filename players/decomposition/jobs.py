@@ -137,3 +137,22 @@ async def stop_jobs(job_ids: list[str]) -> int:
                 s.stop()
                 stopped += 1
     return stopped
+
+
+def drop_prefix_sync(prefix: str) -> int:
+    with _LOCK:
+        keys = [k for k in _SEARCHERS if k.startswith(prefix)]
+        for k in keys:
+            del _SEARCHERS[k]
+    return len(keys)
+
+
+async def drop_prefix(prefix: str) -> int:
+    return drop_prefix_sync(prefix)
+
+
+def warm() -> str:
+    """Load the compiled search in this worker (a tiny search), so that no job pays for it."""
+    from players.result import SearchLimits
+    SearchOptions().make_searcher().search(None, SearchLimits(depth=1))
+    return worker_name()

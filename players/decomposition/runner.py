@@ -68,8 +68,14 @@ class DaskRunner:
                                         host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                         silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
-        self.workers = len(self.client.scheduler_info().get("workers", {})) or (workers or 1)
+        addresses = sorted(self.client.scheduler_info().get("workers", {}))
+        self.workers = len(addresses) or (workers or 1)
         self.messages = 0
+        # Every worker loads the compiled search now, not during the first timed job.
+        warmups = [self.client.submit(jobs.warm, pure=False, workers=[a], allow_other_workers=False)
+                   for a in addresses]
+        for f in warmups:
+            f.result(timeout=600)
 
     def submit(self, fn: Callable, *args, key: str = ""):
         self.messages += 2  # the job out, the result back

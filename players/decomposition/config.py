@@ -1,0 +1,93 @@
+"""Decomposition files (``configs/decomposition/*.yaml``)::
+
+    name: pv-split
+    algorithm: pv_split        # root_split | pv_split | lazy_smp
+    workers: 2                 # a local cluster of this many single-threaded workers
+    score_sharing: true        # root/PV splitting: refresh running jobs' bounds
+    min_split_depth: 2         # PV splitting: below this depth a PV node is one job
+    tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
+    search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
+    cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ensemble.yaml_source import (ConfigError, as_mapping, check_keys, get_bool, get_int, load_yaml)
+from evaluation.spec import EvalSpec, EvalSpecError
+from .algorithms import ALGORITHMS
+from .jobs import SearchOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
+            "search", "cluster"}
+SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
+
+
+@dataclass(frozen=True)
+class DecompositionConfig:
+    name: str
+    algorithm: str = "pv_split"
+    workers: int = 2
+    score_sharing: bool = True
+    min_split_depth: int = 2
+    tt_exchange: int = 1000
+    search: SearchOptions = field(default_factory=SearchOptions)
+    scheduler: str | None = None
+    source: str = ""
+
+
+def is_decomposition_file(target: str) -> bool:
+    path = resolve(target)
+    if not path.exists():
+        return False
+    try:
+        data = load_yaml(path).data
+    except ConfigError:
+        return False
+    return isinstance(data, dict) and "algorithm" in data
+
+
+def resolve(target: str | Path) -> Path:
+    path = Path(target)
+    if path.exists():
+        return path
+    candidate = ROOT / "configs" / "decomposition" / (path.name if path.suffix else f"{path.name}.yaml")
+    return candidate if candidate.exists() else path
+
+
+def load_decomposition(path: str | Path | None = None, text: str | None = None, **overrides) -> DecompositionConfig:
+    if path is not None and text is None:
+        path = resolve(path)
+    src = load_yaml(path, text)
+    data = src.data
+    if not isinstance(data, dict):
+        raise ConfigError([f"{src.name}: expected a mapping"])
+    data = {**data, **overrides}
+    check_keys(src, data, (), TOP_KEYS)
+    algorithm = data.get("algorithm")
+    if algorithm not in ALGORITHMS:
+        src.problem(("algorithm",), f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+    workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
+    sharing = get_bool(src, data, ("score_sharing",), True)
+    min_split = get_int(src, data, ("min_split_depth",), 2, 1, 64) or 2
+    exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
+    search = as_mapping(src, data.get("search"), ("search",)) or {}
+    check_keys(src, search, ("search",), SEARCH_KEYS)
+    mask = str(search.get("mask", "MBXKPAR"))
+    try:
+        EvalSpec.parse(mask)
+    except EvalSpecError as exc:
+        src.problem(("search", "mask"), str(exc))
+    options = SearchOptions(mask, float(search.get("hash_mb", 16)),
+                            get_bool(src, search, ("search", "null_move"), True),
+                            get_bool(src, search, ("search", "lmr"), True),
+                            get_bool(src, search, ("search", "futility"), True),
+                            get_bool(src, search, ("search", "exact"), False))
+    cluster = as_mapping(src, data.get("cluster"), ("cluster",)) or {}
+    check_keys(src, cluster, ("cluster",), {"scheduler"})
+    if src.problems:
+        raise ConfigError(src.problems)
+    return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
+                               min_split, exchange, options, cluster.get("scheduler"), src.name)

@@ -1,0 +1,149 @@
+"""``concilio speedup CONFIG``: the thesis's measurements of parallel search.
+
+The sequential search and every algorithm search each position at a fixed depth,
+from fresh tables.  Per algorithm and worker count: T (seconds), N (nodes),
+S = T1/Tn, E = S/n, SO = Nn/N1 − 1, VR = N/T, S_vr = VRn/VR1, the production factor
+(share of the workers' time spent searching), messages, and how many answers equal
+the sequential search's score.  With more workers than cores only N and SO mean
+anything (the workers share the cores): those rows are marked "nodes only".
+
+    name: speedup
+    positions: ../../../shared/data/suites/bratko-kopec.epd
+    depth: 6
+    workers: [1, 2]            # time-based rows
+    node_workers: [4, 8]       # oversubscribed: node-based rows (SO)
+    search: {exact: true, null_move: false, lmr: false, futility: false}
+    algorithms:
+      - {name: root-split, algorithm: root_split, score_sharing: false}
+      - {name: pv-split+sharing, algorithm: pv_split}
+"""
+from __future__ import annotations
+
+import csv
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ensemble.yaml_source import ConfigError, load_yaml
+from players.result import SearchLimits
+from tournaments.epd import load_suite
+from .algorithms import Master, iterate
+from .config import DecompositionConfig, load_decomposition
+from .jobs import SearchOptions
+from .runner import DaskRunner, InlineRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Row:
+    algorithm: str
+    workers: int
+    time_based: bool
+    T: float
+    N: int
+    S: float
+    E: float
+    SO: float
+    VR: float
+    S_vr: float
+    production: float
+    messages: int
+    agree: int
+    positions: int
+
+
+def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
+    p = Path(path)
+    if not p.exists():
+        p = ROOT / "configs" / "decomposition" / (p.name if p.suffix else f"{p.name}.yaml")
+    src = load_yaml(p)
+    data = src.data
+    if not isinstance(data, dict) or "algorithms" not in data:
+        raise ConfigError([f"{p}: expected a mapping with 'algorithms'"])
+    search = data.get("search", {}) or {}
+    variants = []
+    for i, item in enumerate(data["algorithms"]):
+        item = dict(item)
+        name = item.pop("name", item.get("algorithm"))
+        text = "\n".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in item.items())
+        try:
+            cfg = load_decomposition(text=text + f"\nsearch: {dict(search)}\n")
+        except ConfigError as exc:
+            raise ConfigError([f"{p}: algorithms[{i}]: {e}" for e in exc.problems]) from None
+        variants.append(replace(cfg, name=str(name)))
+    folder = p.resolve().parent
+    positions = Path(str(data.get("positions", "../../../shared/data/suites/bratko-kopec.epd")))
+    positions = next((q for q in (folder / positions, ROOT / positions, positions) if q.exists()), positions)
+    settings = {"positions": positions, "depth": int(data.get("depth", 6)), "workers": list(data.get("workers", [1, 2])),
+                "node_workers": list(data.get("node_workers", [4, 8])), "limit": data.get("limit"),
+                "search": search, "name": data.get("name", p.stem)}
+    return settings, variants
+
+
+def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) -> list[Row]:
+    suite = load_suite(settings["positions"])
+    fens = [p.fen for p in suite.positions][: settings["limit"] or None]
+    depth = settings["depth"]
+    options: SearchOptions = variants[0].search
+    # The sequential reference: one searcher, fresh table per position.
+    seq_scores, t1, n1 = [], 0.0, 0
+    for fen in fens:
+        searcher = options.make_searcher()
+        started = time.perf_counter()
+        r = searcher.search(fen, SearchLimits(depth=depth))
+        t1 += time.perf_counter() - started
+        n1 += r.nodes
+        seq_scores.append(r.score_cp)
+    vr1 = n1 / t1
+    out(f"sequential: T {t1:.2f} s  N {n1}  VR {vr1:,.0f} nodes/s  ({len(fens)} positions, depth {depth})")
+    rows: list[Row] = []
+    cores = len(os.sched_getaffinity(0))
+    counts = sorted(set(settings["workers"]) | set(settings["node_workers"]))
+    for n in counts:
+        runner = InlineRunner() if n == 1 else DaskRunner(n)
+        try:
+            for v in variants:
+                T = N = busy = 0.0
+                agree = messages = 0
+                for i, fen in enumerate(fens):
+                    runner.messages = 0
+                    key = f"{v.name}-{n}-{i}-{time.time_ns()}"
+                    master = Master(runner, v.search, key, v.score_sharing, v.min_split_depth)
+                    started = time.perf_counter()
+                    r = iterate(master, v.algorithm, fen, (), depth, v.tt_exchange)
+                    T += time.perf_counter() - started
+                    N += r.tally.nodes
+                    busy += r.tally.busy
+                    messages += r.messages
+                    agree += r.score == seq_scores[i]
+                    from .player import drop_all
+                    drop_all(runner, key)
+                S = t1 / T
+                row = Row(v.name, n, n <= cores, T, int(N), S, S / n, N / n1 - 1, N / T, (N / T) / vr1,
+                          busy / (T * n), messages, agree, len(fens))
+                rows.append(row)
+                out(format_row(row))
+        finally:
+            runner.close()
+    return rows
+
+
+HEAD = f"{'algorithm':24s} {'n':>2s} {'T s':>7s} {'N':>10s} {'S':>5s} {'E':>5s} {'SO':>6s} {'VR':>9s} " \
+       f"{'S_vr':>5s} {'prod':>5s} {'msgs':>6s} {'=seq':>6s}"
+
+
+def format_row(r: Row) -> str:
+    mark = "" if r.time_based else "  (nodes only: more workers than cores)"
+    return (f"{r.algorithm:24s} {r.workers:2d} {r.T:7.2f} {r.N:10d} {r.S:5.2f} {r.E:5.2f} {r.SO:6.3f} "
+            f"{r.VR:9,.0f} {r.S_vr:5.2f} {r.production:5.2f} {r.messages:6d} {r.agree:3d}/{r.positions}{mark}")
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        w = csv.writer(handle)
+        w.writerow(list(Row.__dataclass_fields__))
+        for r in rows:
+            w.writerow([getattr(r, f) for f in Row.__dataclass_fields__])

@@ -1,0 +1,100 @@
+"""The decomposition player: every algorithm reproduces the sequential fixed-depth score
+on the 24 Bratko-Kopec positions, cut-offs cancel work, and the player plays."""
+import time
+
+import chess
+import pytest
+
+from players.decomposition.algorithms import Master, iterate
+from players.decomposition.config import load_decomposition
+from players.decomposition.jobs import SearchOptions
+from players.decomposition.player import DecompositionPlayer
+from players.decomposition.runner import DaskRunner, InlineRunner
+from players.result import SearchLimits
+from tournaments.epd import load_suite
+
+EXACT = SearchOptions(null_move=False, lmr=False, futility=False, exact=True)
+VARIANTS = [("root_split", False), ("root_split", True), ("pv_split", True), ("lazy_smp", True)]
+
+
+@pytest.fixture(scope="module")
+def bk(shared_data):
+    positions = load_suite(shared_data / "suites" / "bratko-kopec.epd").positions
+    assert len(positions) == 24
+    return positions
+
+
+@pytest.fixture(scope="module")
+def sequential(bk):
+    out = []
+    for p in bk:
+        r = EXACT.make_searcher().search(p.fen, SearchLimits(depth=4))
+        out.append((r.score_cp, r.bestmove))
+    return out
+
+
+def check(runner, bk, sequential, algorithm, sharing, tag):
+    wrong = []
+    for i, p in enumerate(bk):
+        master = Master(runner, EXACT, f"{tag}-{algorithm}-{sharing}-{i}-{time.time_ns()}", sharing)
+        r = iterate(master, algorithm, p.fen, (), 4)
+        if r.score != sequential[i][0]:
+            wrong.append((i, r.score, sequential[i][0]))
+    return wrong
+
+
+@pytest.mark.parametrize("algorithm,sharing", VARIANTS)
+def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algorithm, sharing):
+    assert check(InlineRunner(), bk, sequential, algorithm, sharing, "inline") == []
+
+
+def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequential):
+    runner = DaskRunner(2)
+    try:
+        for algorithm, sharing in VARIANTS:
+            assert check(runner, bk, sequential, algorithm, sharing, "dask") == [], algorithm
+    finally:
+        runner.close()
+
+
+def test_a_cutoff_cancels_the_jobs_still_running():
+    runner = DaskRunner(2)
+    try:
+        # The first root move of this position refutes everything at a null window above it:
+        # searching the node with beta below the eldest's value cuts after one job.
+        fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8 mates
+        master = Master(runner, EXACT, f"cut-{time.time_ns()}", True)
+        board = chess.Board(fen)
+        children = ["a1a8"] + [m.uci() for m in board.legal_moves if m.uci() != "a1a8"]
+        value, move, _, _ = master.split(fen, (), board, 6, 0, -30000, 0, children)
+        assert move == "a1a8" and value > 30000 - 10
+        assert master.tally.jobs == 1  # the eldest alone: the others were never needed
+        # Without the eldest first, parallel siblings get stopped when the mate arrives.
+        master2 = Master(runner, EXACT, f"cut2-{time.time_ns()}", True)
+        children2 = [m for m in children if m != "a1a8"] + ["a1a8"]
+        value2, move2, _, _ = master2.split(fen, (), board, 6, 0, -30000, 5000, children2)
+        assert move2 == "a1a8"
+    finally:
+        runner.close()
+
+
+def test_the_player_answers_within_its_movetime():
+    config = load_decomposition(text="algorithm: pv_split\nworkers: 2\nmin_split_depth: 3\n")
+    with DecompositionPlayer(config) as player:
+        board = chess.Board()
+        board.push_uci("e2e4")
+        started = time.perf_counter()
+        result = player.search(board, SearchLimits(movetime=1500))
+        elapsed = time.perf_counter() - started
+        assert chess.Move.from_uci(result.bestmove) in board.legal_moves
+        assert result.depth >= 2 and elapsed < 1.5 + 0.5
+        fixed = player.search(chess.Board(), SearchLimits(depth=5))
+        assert fixed.depth == 5
+
+
+def test_bad_decomposition_files_are_named():
+    from ensemble.yaml_source import ConfigError
+    with pytest.raises(ConfigError, match="unknown algorithm 'abdada'"):
+        load_decomposition(text="algorithm: abdada\n")
+    with pytest.raises(ConfigError, match="search.mask"):
+        load_decomposition(text="algorithm: pv_split\nsearch: {mask: MQ}\n")
