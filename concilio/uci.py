@@ -45,6 +45,8 @@ class UciEngine:
         self.overhead_ms: int | None = None
         self.ensemble = None  # EnsemblePlayer, when the target is an ensemble file
         self.ensemble_config = None
+        self.decomposition_config = None
+        self.decomposition = None
         self.searcher = None
         self.spec = None
         self._stop_requested = threading.Event()
@@ -63,12 +65,22 @@ class UciEngine:
             return
         except EvalSpecError:
             pass
+        from players.decomposition.config import is_decomposition_file, load_decomposition
+        if is_decomposition_file(target):
+            self.decomposition_config = load_decomposition(target)
+            self.name = f"{ENGINE_NAME} decomposition {self.decomposition_config.name} " \
+                        f"({self.decomposition_config.algorithm}, {self.decomposition_config.workers} workers)"
+            return
         from ensemble.config import load_config
         self.ensemble_config = load_config(target)  # ConfigError goes to the caller: exit 2 with the reason
         self.name = f"{ENGINE_NAME} ensemble {self.ensemble_config.name} {self.ensemble_config.notation}"
 
     def _ensure_player(self) -> None:
-        if self.ensemble_config is not None:
+        if self.decomposition_config is not None:
+            if self.decomposition is None:
+                from players.decomposition.player import DecompositionPlayer
+                self.decomposition = DecompositionPlayer(self.decomposition_config).start()
+        elif self.ensemble_config is not None:
             if self.ensemble is None:
                 from ensemble.player import EnsemblePlayer
                 self.ensemble = EnsemblePlayer(self.ensemble_config,
@@ -81,7 +93,8 @@ class UciEngine:
     def overhead(self) -> int:
         if self.overhead_ms is not None:
             return self.overhead_ms
-        return ENSEMBLE_OVERHEAD_MS if self.ensemble_config is not None else DEFAULT_OVERHEAD_MS
+        coordinated = self.ensemble_config is not None or self.decomposition_config is not None
+        return ENSEMBLE_OVERHEAD_MS if coordinated else DEFAULT_OVERHEAD_MS
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -169,6 +182,8 @@ class UciEngine:
         self._ensure_player()
         if self.ensemble is not None:
             self.ensemble.new_game()
+        elif self.decomposition is not None:
+            self.decomposition.new_game()
         elif self.searcher is not None:
             self.searcher.new_game()
         self.board = chess.Board()
@@ -263,6 +278,8 @@ class UciEngine:
         try:
             if self.ensemble is not None:
                 move = self._search_ensemble(board, params)
+            elif self.decomposition is not None:
+                move = self._search_decomposition(board, params)
             else:
                 move = self._search_single(board, params, searchmoves)
         except Exception as exc:  # noqa: BLE001 - answer with a legal move whatever happened
@@ -276,6 +293,17 @@ class UciEngine:
         from players.result import SearchLimits
         limits = SearchLimits(**self._limits(board, params))
         result = self.searcher.search(board, limits, info=self._info, searchmoves=searchmoves)
+        return result.bestmove
+
+    def _search_decomposition(self, board: chess.Board, params: dict) -> str:
+        from players.result import SearchLimits
+        limits = self._limits(board, params)
+        if limits.get("depth") == 127:
+            limits = {"depth": 64}
+        result = self.decomposition.search(board, SearchLimits(**limits))
+        ms = max(1, int(result.time * 1000))
+        self.send(f"info depth {result.depth} score {result.score_text()} nodes {result.nodes} "
+                  f"nps {result.nodes * 1000 // ms} time {ms} pv {' '.join(result.pv)}")
         return result.bestmove
 
     def _info(self, it) -> None:
@@ -317,11 +345,15 @@ class UciEngine:
             self.searcher.stop()
         if self.ensemble is not None:
             self.ensemble.interrupt()
+        if self.decomposition is not None:
+            self.decomposition.stop()
         self.thread.join(timeout=10)
 
     def close(self) -> None:
         if self.ensemble is not None:
             self.ensemble.close()
+        if self.decomposition is not None:
+            self.decomposition.close()
 
 
 def _int(text: str) -> int | None:

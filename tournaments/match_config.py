@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout"}
+               "timeout", "decomposition", "distributed"}
 FULL = PlayerEntry("full", "full")
 
 
@@ -135,6 +135,9 @@ def _parse(src: YamlSource, folder: Path, digest: str) -> MatchConfig | None:
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
+    if concurrency > 1 and any(p.kind == "decomposition" or p.distributed for p in players):
+        src.problem(("concurrency",), "players with their own Dask workers (decomposition, distributed ensembles) "
+                    "need concurrency: 1")
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
     output = ROOT / str(data.get("output", f"runs/{name}"))
@@ -153,12 +156,12 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
         if data is None:
             continue
         check_keys(src, data, path, PLAYER_KEYS)
-        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard") if k in data]
+        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard", "decomposition") if k in data]
         if len(kinds) != 1:
-            src.problem(path, "give exactly one of full, instance, ensemble, uci, xboard")
+            src.problem(path, "give exactly one of full, instance, ensemble, decomposition, uci, xboard")
             continue
         kind = kinds[0]
-        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble") else kind))
+        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition") else kind))
         if any(p.name == name for p in out):
             src.problem(path + ("name",), f"two players are named {name!r}")
             continue
@@ -187,7 +190,17 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
                 except SelectionError as exc:
                     src.problem(path + ("selection",), str(exc))
                     continue
-            out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection)))
+            distributed = bool(data.get("distributed", False))
+            out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
+                                   distributed=distributed))
+        elif kind == "decomposition":
+            from players.decomposition.config import load_decomposition
+            try:
+                load_decomposition(str(data["decomposition"]))
+            except ConfigError as exc:
+                src.problem(path + ("decomposition",), "; ".join(exc.problems))
+                continue
+            out.append(PlayerEntry(name, "decomposition", decomposition=str(data["decomposition"])))
         else:
             command = data[kind]
             if isinstance(command, str):

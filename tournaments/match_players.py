@@ -71,6 +71,8 @@ class PlayerEntry:
     command: tuple[str, ...] = ()
     options: dict = field(default_factory=dict)
     timeout: float = 10.0  # seconds an external engine may exceed its move's budget before forfeiting
+    decomposition: str | None = None
+    distributed: bool = False  # an ensemble on its own Dask workers instead of inline
 
     def build(self) -> "GamePlayer":
         if self.kind in ("full", "instance"):
@@ -82,7 +84,10 @@ class PlayerEntry:
                 params = dict(self.selection)
                 criterion = params.pop("criterion", config.selection.criterion)
                 config = config.with_selection(criterion, **params)
-            return EnsembleGamePlayer(self.name, config)
+            return EnsembleGamePlayer(self.name, config, inline=not self.distributed)
+        if self.kind == "decomposition":
+            from players.decomposition.config import load_decomposition
+            return DecompositionGamePlayer(self.name, load_decomposition(self.decomposition))
         if self.kind in ("uci", "xboard"):
             return ExternalPlayer(self.name, self.command, self.options, self.kind, self.timeout)
         raise ValueError(f"player {self.name}: unknown kind {self.kind!r}")
@@ -148,6 +153,28 @@ class EnsembleGamePlayer(GamePlayer):
         votes = " ".join(f"{m}:{v}" for m, v in sorted(decision.votes.items(), key=lambda kv: -kv[1]))
         note = f"votes {votes}" if votes else f"fallback: {decision.fallback}"
         return Answer(decision.move, score, depth, time.perf_counter() - start, note)
+
+    def close(self) -> None:
+        self.player.close()
+
+
+class DecompositionGamePlayer(GamePlayer):
+    """The workers search one tree; answers like a single engine."""
+
+    def __init__(self, name: str, config) -> None:
+        from players.decomposition.player import DecompositionPlayer
+        self.name = name
+        self.player = DecompositionPlayer(config).start()
+
+    def new_game(self) -> None:
+        self.player.new_game()
+
+    def play(self, board: chess.Board, limits: MoveLimits) -> Answer:
+        start = time.perf_counter()
+        result = self.player.search(board, limits.search_limits(overhead_ms=60))
+        score = result.score_cp if result.mate is None else (MATE_SCORE if result.mate > 0 else -MATE_SCORE)
+        return Answer(result.bestmove, score, result.depth, time.perf_counter() - start,
+                      f"nodes {result.nodes}")
 
     def close(self) -> None:
         self.player.close()

@@ -65,7 +65,7 @@ class ParallelResult:
 
 class Master:
     def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
-                 min_split_depth: int = 2) -> None:
+                 min_split_depth: int = 1) -> None:
         self.runner = runner
         self.options = options
         self.key = key
@@ -227,7 +227,11 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
     history = []
     for d in range(1, min(depth, MAX_PLY - 1) + 1):
         try:
-            if algorithm == "root_split":
+            if d < master.min_split_depth:
+                # Too shallow to be worth the messages: the whole iteration is one job.
+                r = master.search_job(fen, moves, d, 0, -INF, INF)
+                score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
+            elif algorithm == "root_split":
                 score, move, line, improved = master.root_split(fen, moves, d, order)
             elif algorithm == "pv_split":
                 score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)

@@ -4,7 +4,7 @@
     algorithm: pv_split        # root_split | pv_split | lazy_smp
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
-    min_split_depth: 2         # PV splitting: below this depth a PV node is one job
+    min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -31,7 +31,7 @@ class DecompositionConfig:
     algorithm: str = "pv_split"
     workers: int = 2
     score_sharing: bool = True
-    min_split_depth: int = 2
+    min_split_depth: int = 5
     tt_exchange: int = 1000
     search: SearchOptions = field(default_factory=SearchOptions)
     scheduler: str | None = None
@@ -71,7 +71,7 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
         src.problem(("algorithm",), f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     sharing = get_bool(src, data, ("score_sharing",), True)
-    min_split = get_int(src, data, ("min_split_depth",), 2, 1, 64) or 2
+    min_split = get_int(src, data, ("min_split_depth",), 5, 1, 64) or 5
     exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
