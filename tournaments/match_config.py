@@ -30,8 +30,8 @@ import chess.pgn
 
 from ensemble.config import load_config as load_ensemble
 from ensemble.selection import SelectionError, check_params
-from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_int, get_number,
-                                  load_yaml)
+from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                                  get_number, load_yaml)
 from evaluation.spec import EvalSpec, EvalSpecError
 from .adjudication import DrawRule, ResignRule
 from .game import GameRules, GameSpec, TimeControl
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout", "decomposition", "distributed"}
+               "timeout", "decomposition", "distributed", "workers"}
 FULL = PlayerEntry("full", "full")
 
 
@@ -190,9 +190,10 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
                 except SelectionError as exc:
                     src.problem(path + ("selection",), str(exc))
                     continue
-            distributed = bool(data.get("distributed", False))
+            distributed = get_bool(src, data, path + ("distributed",), False)
+            workers = get_int(src, data, path + ("workers",), None, 1, 512)
             out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
-                                   distributed=distributed))
+                                   distributed=distributed, workers=workers))
         elif kind == "decomposition":
             from players.decomposition.config import load_decomposition
             try:

@@ -73,6 +73,7 @@ class PlayerEntry:
     timeout: float = 10.0  # seconds an external engine may exceed its move's budget before forfeiting
     decomposition: str | None = None
     distributed: bool = False  # an ensemble on its own Dask workers instead of inline
+    workers: int | None = None  # a distributed ensemble's local cluster size
 
     def build(self) -> "GamePlayer":
         if self.kind in ("full", "instance"):
@@ -84,6 +85,8 @@ class PlayerEntry:
                 params = dict(self.selection)
                 criterion = params.pop("criterion", config.selection.criterion)
                 config = config.with_selection(criterion, **params)
+            if self.workers:
+                config = replace(config, cluster=replace(config.cluster, workers=self.workers, dashboard=False))
             return EnsembleGamePlayer(self.name, config, inline=not self.distributed)
         if self.kind == "decomposition":
             from players.decomposition.config import load_decomposition
