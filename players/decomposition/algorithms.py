@@ -8,6 +8,10 @@
 * ``pv_split``: walk down the previous iteration's principal variation; at every PV
   node search the PV child first (recursively), then split the node's other children
   among the workers, from the bottom up to the root.
+* ``dynamic_split``: PV splitting, and when the agenda runs dry (fewer siblings left than
+  idle workers) the next sibling is not handed out whole: the master splits it too (its
+  eldest child first, then the others in parallel), so idle workers help with the big
+  subtree instead of waiting for it — DPVSplit's subcontracting, decided at hand-out time.
 * ``lazy_smp``: every worker runs the whole iterative deepening; workers share no memory,
   so after every iteration the master merges the deepest table entries of all workers
   and hands them back (``tt_exchange`` entries each; 0 turns the exchange off).
@@ -28,7 +32,7 @@ from players.core.search import INF, MAX_PLY
 from . import jobs
 from .jobs import SearchOptions
 
-ALGORITHMS = ("root_split", "pv_split", "lazy_smp")
+ALGORITHMS = ("root_split", "pv_split", "dynamic_split", "lazy_smp")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -65,12 +69,13 @@ class ParallelResult:
 
 class Master:
     def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
-                 min_split_depth: int = 1) -> None:
+                 min_split_depth: int = 1, dynamic: bool = False) -> None:
         self.runner = runner
         self.options = options
         self.key = key
         self.score_sharing = score_sharing
         self.min_split_depth = min_split_depth
+        self.dynamic = dynamic
         self.tally = Tally()
         self._ids = itertools.count()
         self.running: set[str] = set()
@@ -136,8 +141,29 @@ class Master:
         while queue or running:
             while queue and len(running) < self.runner.workers:
                 m = queue.pop(0)
-                job, future = self._submit(fen, path + (m,), child_depth(board, m, depth), ply + 1, -beta, -alpha)
+                cd = child_depth(board, m, depth)
+                idle = self.runner.workers - len(running)
+                if self.dynamic and len(queue) + 1 < idle and cd >= self.min_split_depth:
+                    # The agenda runs dry: subcontract this sibling's subtree to the idle workers.
+                    child = board.copy(stack=False)
+                    child.push_uci(m)
+                    value = self.split(fen, path + (m,), child, cd, ply + 1, -beta, -alpha, ordered_moves(child))[0]
+                    s = -value
+                    if s > best:
+                        best = s
+                        if s > alpha:
+                            best_move, best_pv, alpha = m, (m,), s
+                            improved.append(m)
+                            if alpha >= beta:
+                                queue.clear()
+                                break
+                    continue
+                job, future = self._submit(fen, path + (m,), cd, ply + 1, -beta, -alpha)
                 running[future] = (job, m)
+            if alpha >= beta:
+                break
+            if not running:
+                continue
             future = self.runner.first_done(list(running))
             job, m = running.pop(future)
             try:
@@ -233,7 +259,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
                 score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
             elif algorithm == "root_split":
                 score, move, line, improved = master.root_split(fen, moves, d, order)
-            elif algorithm == "pv_split":
+            elif algorithm in ("pv_split", "dynamic_split"):
+                master.dynamic = algorithm == "dynamic_split"
                 score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)
             else:
                 raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
