@@ -64,6 +64,15 @@ def trinomial(wins: int, draws: int, losses: int) -> EloEstimate:
     return _estimate((1.0, 0.5, 0.0), (wins, draws, losses), wins + draws + losses)
 
 
+def from_points(points: Sequence[float]) -> EloEstimate:
+    """Elo from per-game points, fractional ones included (the thesis's adjudication gives
+    0.5 + score/200 for a cut game); equals ``trinomial`` when every game is 1, ½ or 0."""
+    counts: dict[float, int] = {}
+    for p in points:
+        counts[p] = counts.get(p, 0) + 1
+    return _estimate(tuple(counts), tuple(counts.values()), len(points))
+
+
 def pentanomial(pairs: Sequence[int]) -> EloEstimate:
     """Elo from game pairs (the same opening with colours swapped): ``pairs[k]`` counts
     pairs that scored k/2 points out of 2 (k = 0…4).  Pairing removes the opening's

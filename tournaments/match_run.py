@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .elo import EloEstimate, SprtState, pentanomial, sprt, trinomial
+from .elo import EloEstimate, SprtState, from_points, pentanomial, sprt
 from .game import GameRecord, GameSpec, play_game
 from .match_config import MatchConfig
 from .match_players import GamePlayer, PlayerEntry
@@ -51,10 +51,12 @@ class PairingSummary:
     black: list[int] = field(default_factory=lambda: [0, 0, 0])
     pairs: dict[int, float] = field(default_factory=dict)  # opening pair index -> points of the pair so far
     pair_games: dict[int, int] = field(default_factory=dict)
+    scores: list[float] = field(default_factory=list)  # the player's points, game by game
 
     def add(self, record: GameRecord, round_index: int) -> None:
         self.games += 1
         self.points += record.points
+        self.scores.append(record.points)
         wdl = self.white if record.player_is_white else self.black
         wdl[0 if record.points > 0.5 else 1 if record.points == 0.5 else 2] += 1
         pair = round_index // 2
@@ -66,8 +68,7 @@ class PairingSummary:
         return tuple(w + b for w, b in zip(self.white, self.black))  # type: ignore[return-value]
 
     def elo(self) -> EloEstimate:
-        w, d, l = self.wdl
-        return trinomial(w, d, l)
+        return from_points(self.scores)
 
     def pentanomial(self) -> EloEstimate | None:
         counts = [0] * 5

@@ -71,3 +71,12 @@ def test_draw_and_resign_rules():
     # The mover's own scores are every other entry, newest last.
     assert resigns([-600, 600, -700], r)
     assert not resigns([-600, 600, -400], r)
+
+
+def test_elo_from_points_matches_trinomial_and_takes_fractions():
+    from tournaments.elo import from_points
+    points = [1.0] * 60 + [0.5] * 20 + [0.0] * 20
+    a, b = from_points(points), trinomial(60, 20, 20)
+    assert (a.elo, a.low, a.high) == pytest.approx((b.elo, b.low, b.high))
+    c = from_points([0.75, 0.25, 1.0, 0.5])
+    assert c.score == pytest.approx(0.625) and c.games == 4
