@@ -5,6 +5,10 @@
   bound; ``score_sharing`` also lowers a running job's bound when the master learns a
   better move.  Every iteration of the iterative deepening reorders the root: the best
   move first, then the moves that improved the score.
+* ``peer``: root splitting without a coordinator: the workers take root moves from a shared
+  counter (the agenda, a Dask variable under a Dask lock) and publish a better score in a shared variable under a Dask lock;
+  every job starts from the shared best, and with ``score_sharing`` a watcher thread keeps
+  a running job's bound fresh.  The eldest root move is still searched first, alone.
 * ``pv_split``: walk down the previous iteration's principal variation; at every PV
   node search the PV child first (recursively), then split the node's other children
   among the workers, from the bottom up to the root.
@@ -31,8 +35,9 @@ import numpy as np
 from players.core.search import INF, MAX_PLY
 from . import jobs
 from .jobs import SearchOptions
+from .runner import InlineRunner
 
-ALGORITHMS = ("root_split", "pv_split", "dynamic_split", "lazy_smp")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -192,6 +197,43 @@ class Master:
         return best, best_move, best_pv, improved
 
     # --- algorithms --------------------------------------------------------------------------------
+    def peer(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
+        board = board_after(fen, moves)
+        eldest = order[0]
+        r = self.search_job(fen, moves + (eldest,), child_depth(board, eldest, depth), 1, -INF, INF)
+        best, best_move, best_pv = -r.score, eldest, (eldest,) + r.pv
+        rest = order[1:]
+        if not rest:
+            return best, best_move, best_pv, []
+        if isinstance(self.runner, InlineRunner):
+            value, move, line, improved = self.split(fen, moves, board, depth, 0, -INF, INF, order,
+                                                     (best, best_pv))
+            return value, move, line, improved
+        from distributed import Variable
+        tag = f"{self.key}-peer-{next(self._ids)}"
+        client = self.runner.client
+        shared, counter = Variable(f"{tag}-best", client=client), Variable(f"{tag}-next", client=client)
+        shared.set((best, eldest))
+        counter.set(0)
+        depths = {m: child_depth(board, m, depth) for m in rest}
+        futures = [self.runner.submit_to(w, jobs.run_peer, self.key, self.options, fen, moves, tuple(rest), depths,
+                                         tag, self.score_sharing, key=f"{tag}-w{w}")
+                   for w in range(self.runner.workers)]
+        improved = []
+        results = [f.result() for f in futures]
+        self.runner.messages += len(rest) * 2 + sum(len(r.searched) for r in results)
+        for r in results:
+            self.tally.busy += r.seconds
+            for move, s, nodes, pv in r.searched:
+                self.tally.nodes += nodes
+                self.tally.jobs += 1
+                if s > best:
+                    best, best_move, best_pv = s, move, pv
+                    improved.append(move)
+        shared.delete()
+        counter.delete()
+        return best, best_move, best_pv, improved
+
     def root_split(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
         board = board_after(fen, moves)
         return self.split(fen, moves, board, depth, 0, -INF, INF, order)
@@ -259,6 +301,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
                 score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
             elif algorithm == "root_split":
                 score, move, line, improved = master.root_split(fen, moves, d, order)
+            elif algorithm == "peer":
+                score, move, line, improved = master.peer(fen, moves, d, order)
             elif algorithm in ("pv_split", "dynamic_split"):
                 master.dynamic = algorithm == "dynamic_split"
                 score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)

@@ -1,7 +1,7 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | pv_split | dynamic_split | lazy_smp
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job

@@ -156,3 +156,55 @@ def warm() -> str:
     from players.result import SearchLimits
     SearchOptions().make_searcher().search(None, SearchLimits(depth=1))
     return worker_name()
+
+
+@dataclass(frozen=True)
+class PeerResult:
+    worker: str
+    searched: tuple[tuple[str, int, int, tuple[str, ...]], ...]  # (move, score from the root, nodes, pv)
+    seconds: float
+
+
+def run_peer(key: str, options: SearchOptions, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...],
+             depth_by_move: dict, tag: str, share: bool) -> PeerResult:
+    """Peer cooperation: take the next root move from the shared counter (the agenda) until
+    none is left; search it against the shared best score; publish a better score under the
+    shared lock.  With ``share`` a watcher thread refreshes the running search's bound."""
+    from distributed import Lock, Variable
+    from players.core.search import INF
+    searcher = searcher_for(key, options)
+    counter, best, lock = Variable(f"{tag}-next"), Variable(f"{tag}-best"), Lock(f"{tag}-lock")
+    start = time.perf_counter()
+    done = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.02):
+            try:
+                current = best.get(timeout=1)[0]
+            except Exception:  # noqa: BLE001 - the watcher is an optimisation only
+                continue
+            searcher.set_shared_beta(-current)
+    watcher = threading.Thread(target=watch, daemon=True) if share else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        while True:
+            with lock:
+                index = counter.get()
+                counter.set(index + 1)
+            if index >= len(agenda):
+                break
+            move = agenda[index]
+            alpha = best.get()[0]
+            pos = Position.from_fen(fen, tuple(moves) + (move,))
+            score, nodes, pv = searcher.search_node(pos, depth_by_move[move], 1, -INF, -alpha, share)
+            s = -score
+            if s > alpha:
+                with lock:
+                    if s > best.get()[0]:
+                        best.set((s, move))
+            done.append((move, s, nodes, (move,) + pv))
+    finally:
+        stop.set()
+    return PeerResult(worker_name(), tuple(done), time.perf_counter() - start)

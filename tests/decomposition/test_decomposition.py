@@ -14,7 +14,7 @@ from players.result import SearchLimits
 from tournaments.epd import load_suite
 
 EXACT = SearchOptions(null_move=False, lmr=False, futility=False, exact=True)
-VARIANTS = [("root_split", False), ("root_split", True), ("pv_split", True), ("dynamic_split", True),
+VARIANTS = [("root_split", False), ("root_split", True), ("peer", True), ("pv_split", True), ("dynamic_split", True),
             ("lazy_smp", True)]
 
 
