@@ -5,6 +5,7 @@ test harness).  Messages are counted, the thesis's communication measure."""
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -102,6 +103,19 @@ class DaskRunner:
         if job_ids:
             self.messages += self.workers
             self.client.run(jobs.stop_jobs, job_ids, wait=False)
+
+    def latency(self, repeats: int = 30) -> tuple[float, float]:
+        """Mean seconds of a job round trip (submit a no-op, get its result) and of a bound
+        broadcast to every worker (``Client.run``, waited for): the price of one message."""
+        start = time.perf_counter()
+        for i in range(repeats):
+            self.client.submit(jobs.noop, i, pure=False).result()
+        job = (time.perf_counter() - start) / repeats
+        start = time.perf_counter()
+        for _ in range(repeats):
+            self.client.run(jobs.share_beta, {})
+        broadcast = (time.perf_counter() - start) / repeats
+        return job, broadcast
 
     def close(self) -> None:
         self.client.close()

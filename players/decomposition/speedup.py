@@ -103,6 +103,9 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     counts = sorted(set(settings["workers"]) | set(settings["node_workers"]))
     for n in counts:
         runner = InlineRunner() if n == 1 else DaskRunner(n)
+        if n > 1:
+            job_rt, bcast = runner.latency()
+            out(f"{n} workers: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
         try:
             for v in variants:
                 T = N = busy = 0.0
