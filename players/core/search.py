@@ -323,8 +323,12 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     stats = ctx[C_STATS]
     opts = ctx[C_OPTS]
     bb, board, st = pos[0], pos[1], pos[2]
-    # Draws: fifty-move rule, repetition (one is enough inside the tree), dead material.
-    if st[ST_HALFMOVE] >= 100 or repetition_count(pos) > 0 or insufficient_material(bb):
+    # Draws: fifty-move rule, repetition (one is enough inside the tree), dead material.  The
+    # first two depend on the path to the node, not the node: the exact mode leaves them out so
+    # that a value found through one path is the value through any (as a shared table assumes).
+    if insufficient_material(bb):
+        return 0
+    if not opts[O_EXACT] and (st[ST_HALFMOVE] >= 100 or repetition_count(pos) > 0):
         return 0
     if ply >= MAX_PLY - 1:
         return static_eval(pos, ctx)
