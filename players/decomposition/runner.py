@@ -85,6 +85,9 @@ class DaskRunner:
     def submit_to(self, index: int, fn: Callable, *args, key: str = ""):
         """A job for one particular worker (lazy SMP: each keeps its own table)."""
         addresses = sorted(self.client.scheduler_info().get("workers", {}))
+        if not addresses:  # a worker being restarted: wait for the cluster to be whole again
+            self.client.wait_for_workers(self.workers, timeout=120)
+            addresses = sorted(self.client.scheduler_info().get("workers", {}))
         self.messages += 2
         return self.client.submit(fn, *args, pure=False, key=key or None,
                                   workers=[addresses[index % len(addresses)]], allow_other_workers=False)
