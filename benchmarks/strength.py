@@ -12,41 +12,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-import chess
+from tournaments.epd import load_suite
 
 SUITES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "suites"
 THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "MBXA", "MBKA", "MBKR", "MBPR",
                     "MXKA", "MXKR", "MXPA", "MXAR", "MKPR", "MBXKP", "MBXKPA", "MBXKPR", "MBXKPAR")
 
 
-def load_suite(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[str, int]]]:
-    """(fen, best moves in UCI, points per UCI move) per line; unreadable lines are reported and skipped."""
-    cases = []
-    for number, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
-        line = raw.replace("\x00", "").strip()
-        if not line:
-            continue
-        try:
-            try:
-                board, ops = chess.Board.from_epd(line)
-            except ValueError:  # some WAC lines carry a pv with a bad SAN move; the pv is not needed here
-                board, ops = chess.Board.from_epd(re.sub(r"\bpv [^;]*;", "", line))
-            best = {m.uci() for m in ops.get("bm", [])}
-            points: dict[str, int] = {}
-            for item in str(ops.get("c0", "")).split(","):
-                if "=" in item:
-                    san, value = item.strip().rsplit("=", 1)
-                    points[board.parse_san(san).uci()] = int(value)
-        except ValueError as exc:
-            print(f"{path}:{number}: skipped: {exc}", file=sys.stderr)
-            continue
-        cases.append((board.fen(), best, points))
+def load_cases(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[str, int]]]:
+    """(fen, best moves in UCI, points per UCI move) per position, from the project's EPD loader
+    (which repairs the shared files' quirks and reports the lines it cannot read)."""
+    suite = load_suite(path)
+    for line in suite.skipped:
+        print(f"skipped {line}", file=sys.stderr)
+    cases = [(p.fen, set(p.best), dict(p.points)) for p in suite.positions]
     return cases[:limit] if limit else cases
 
 
@@ -94,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.nodes is None and args.movetime is None:
         args.nodes = 20000
-    suites = {"wac": load_suite(SUITES / "wac.epd", args.limit),
-              "sts": load_suite(SUITES / "sts-1-10.epd", args.limit)}
+    suites = {"wac": load_cases(SUITES / "wac.epd", args.limit),
+              "sts": load_cases(SUITES / "sts-1-10.epd", args.limit)}
     start = time.time()
     budget_key = {"nodes": args.nodes, "movetime": args.movetime, "limit": args.limit}
     results = load_store(args.store, budget_key)

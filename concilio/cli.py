@@ -41,6 +41,16 @@ def _spec(mask: str, weights: list[str] | None):
         raise UsageError(str(exc)) from None
 
 
+def _config(load, target):
+    """Read a YAML config with ``load``; every problem it reports becomes a usage error (exit 2)."""
+    from ensemble.selection import SelectionError
+    from ensemble.yaml_source import ConfigError
+    try:
+        return load(target)
+    except (ConfigError, SelectionError) as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_perft(args: argparse.Namespace) -> int:
     from players.core.movegen import perft, perft_divide
     from players.core.moves import MAX_MOVES, move_to_uci
@@ -161,13 +171,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_suite(args: argparse.Namespace) -> int:
     """Score players and selection criteria on test suites (phase 1 searches, phase 2 metrics)."""
-    from ensemble.yaml_source import ConfigError
     from tournaments.suite_config import load_suite_config
     from tournaments.suite_run import format_outcome, run_suite
-    try:
-        config = load_suite_config(args.config)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    config = _config(load_suite_config, args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
@@ -182,13 +188,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     """A match, gauntlet or round robin from a YAML file; resumes from its output folder."""
     from dataclasses import replace
 
-    from ensemble.yaml_source import ConfigError
     from tournaments.match_config import load_match_config
     from tournaments.match_run import run_match
-    try:
-        config = load_match_config(args.config)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    config = _config(load_match_config, args.config)
     if args.concurrency:
         config = replace(config, concurrency=args.concurrency)
     if args.output:
@@ -209,11 +211,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_uci(args: argparse.Namespace) -> int:
     """Speak UCI on stdin/stdout (the full engine, an instance mask or an ensemble file)."""
     from concilio.uci import UciEngine
-    from ensemble.yaml_source import ConfigError
-    try:
-        engine = UciEngine(args.config)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    engine = _config(UciEngine, args.config)
     engine.run(sys.stdin)
     return 0
 
@@ -222,12 +220,8 @@ def cmd_speedup(args: argparse.Namespace) -> int:
     """Sequential against parallel search at a fixed depth: the thesis's speedup table."""
     from pathlib import Path
 
-    from ensemble.yaml_source import ConfigError
     from players.decomposition.speedup import HEAD, load_speedup, run_speedup, write_csv
-    try:
-        settings, variants = load_speedup(args.config)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+    settings, variants = _config(load_speedup, args.config)
     if args.depth:
         settings["depth"] = args.depth
     if args.limit:

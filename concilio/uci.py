@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import Callable, TextIO
 
 import chess
@@ -153,17 +152,15 @@ class UciEngine:
         name, _, value = text[5:].partition(" value ")
         name, value = name.strip(), value.strip()
         if name.lower() == "hash":
-            size = _int(value)
-            if size is None or not 1 <= size <= 4096:
-                self.send(f"info string Hash must be 1-4096 MB, got {value!r}")
+            size = self._ranged(value, 1, 4096, "Hash must be 1-4096 MB")
+            if size is None:
                 return
             self.hash_mb = size
             if self.searcher is not None:
                 self.searcher.resize_hash(size)
         elif name.lower() == "move overhead":
-            ms = _int(value)
-            if ms is None or not 0 <= ms <= 5000:
-                self.send(f"info string Move Overhead must be 0-5000 ms, got {value!r}")
+            ms = self._ranged(value, 0, 5000, "Move Overhead must be 0-5000 ms")
+            if ms is None:
                 return
             self.overhead_ms = ms
         elif name.lower() == "budgetmode" and self.ensemble_config is not None:
@@ -176,6 +173,13 @@ class UciEngine:
                 self.ensemble.config = self.ensemble_config
         else:
             self.send(f"info string ignored unknown option {name!r}")
+
+    def _ranged(self, value: str, low: int, high: int, rule: str) -> int | None:
+        number = _int(value)
+        if number is None or not low <= number <= high:
+            self.send(f"info string {rule}, got {value!r}")
+            return None
+        return number
 
     def cmd_ucinewgame(self, args) -> None:
         self.stop_search()

@@ -96,6 +96,13 @@ class PlayerEntry:
         raise ValueError(f"player {self.name}: unknown kind {self.kind!r}")
 
 
+def centipawns(result) -> int:
+    """A search result's score for PGN comments and adjudication: mates count ±MATE_SCORE."""
+    if result.mate is None:
+        return result.score_cp
+    return MATE_SCORE if result.mate > 0 else -MATE_SCORE
+
+
 class GamePlayer:
     name: str = ""
 
@@ -120,8 +127,7 @@ class SearcherPlayer(GamePlayer):
     def play(self, board: chess.Board, limits: MoveLimits) -> Answer:
         start = time.perf_counter()
         result = self.searcher.search(board, limits.search_limits(overhead_ms=5))
-        score = result.score_cp if result.mate is None else (MATE_SCORE if result.mate > 0 else -MATE_SCORE)
-        return Answer(result.bestmove, score, result.depth, time.perf_counter() - start)
+        return Answer(result.bestmove, centipawns(result), result.depth, time.perf_counter() - start)
 
 
 class EnsembleGamePlayer(GamePlayer):
@@ -151,8 +157,7 @@ class EnsembleGamePlayer(GamePlayer):
                        and r.result.bestmove == decision.move), None)
         score = depth = None
         if chosen is not None:
-            score = chosen.score_cp if chosen.mate is None else (MATE_SCORE if chosen.mate > 0 else -MATE_SCORE)
-            depth = chosen.depth
+            score, depth = centipawns(chosen), chosen.depth
         votes = " ".join(f"{m}:{v}" for m, v in sorted(decision.votes.items(), key=lambda kv: -kv[1]))
         note = f"votes {votes}" if votes else f"fallback: {decision.fallback}"
         return Answer(decision.move, score, depth, time.perf_counter() - start, note)
@@ -175,8 +180,7 @@ class DecompositionGamePlayer(GamePlayer):
     def play(self, board: chess.Board, limits: MoveLimits) -> Answer:
         start = time.perf_counter()
         result = self.player.search(board, limits.search_limits(overhead_ms=60))
-        score = result.score_cp if result.mate is None else (MATE_SCORE if result.mate > 0 else -MATE_SCORE)
-        return Answer(result.bestmove, score, result.depth, time.perf_counter() - start,
+        return Answer(result.bestmove, centipawns(result), result.depth, time.perf_counter() - start,
                       f"nodes {result.nodes}")
 
     def close(self) -> None:

@@ -392,8 +392,9 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     best_move = 0
     searched = 0
     original_alpha = alpha
+    shared_bound = stats[S_SPLIT_PLY] == ply  # a parallel job's root: its beta may be lowered meanwhile
     for i in range(n):
-        if stats[S_SPLIT_PLY] == ply and stats[S_SHARED_BETA] < beta:
+        if shared_bound and stats[S_SHARED_BETA] < beta:
             beta = stats[S_SHARED_BETA]  # score sharing: the master found a better move meanwhile
             if best >= beta:
                 break

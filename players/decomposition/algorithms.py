@@ -74,7 +74,7 @@ class ParallelResult:
 
 class Master:
     def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
-                 min_split_depth: int = 1, dynamic: bool = False) -> None:
+                 min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0) -> None:
         self.runner = runner
         self.options = options
         self.key = key
@@ -82,7 +82,7 @@ class Master:
         self.min_split_depth = min_split_depth
         self.dynamic = dynamic
         self.tally = Tally()
-        self._ids = itertools.count()
+        self._ids = itertools.count(first_job)  # job ids stay unique over a game's moves
         self.running: set[str] = set()
         self.aborted = False
         self.node_limit: int | None = None

@@ -59,8 +59,7 @@ class DecompositionPlayer:
         self._move += 1
         # One key per game keeps each worker's table warm from move to move.
         master = Master(self._runner, self.config.search, f"{self._game}", self.config.score_sharing,
-                        self.config.min_split_depth)
-        master._ids = iter(range(self._move * 1_000_000, (self._move + 1) * 1_000_000))
+                        self.config.min_split_depth, first_job=self._move * 1_000_000)
         master.node_limit = limits.nodes
         self.master = master
         timer = None

@@ -56,23 +56,18 @@ def write(tmp_path, body, name="m.yaml"):
 
 
 def test_colours_and_openings_are_paired(tmp_path, shared_data):
-    config = write(tmp_path, f"""
+    body = f"""
         players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
         baseline: mx
         games: 6
         openings: {{file: {shared_data / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
         time_control: {{depth: 1}}
-    """)
+    """
+    config = write(tmp_path, body)
     specs = config.schedule()
     assert [s.player_is_white for s in specs] == [True, False] * 3
     assert specs[0].opening_fen == specs[1].opening_fen != specs[2].opening_fen == specs[3].opening_fen
-    again = write(tmp_path, f"""
-        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
-        baseline: mx
-        games: 6
-        openings: {{file: {shared_data / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
-        time_control: {{depth: 1}}
-    """, "n.yaml")
+    again = write(tmp_path, body, "n.yaml")
     assert [s.opening_fen for s in again.schedule()] == [s.opening_fen for s in specs]  # seeded order
 
 
