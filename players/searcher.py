@@ -21,7 +21,8 @@ from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
 from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
                           INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
-                          S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, negamax, new_context, score_moves, search_root)
+                          S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, new_context, score_moves, search_node,
+                          search_root)
 from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
@@ -132,7 +133,7 @@ class Searcher:
         if share_bound:
             stats[S_SPLIT_PLY] = ply
             stats[S_SHARED_BETA] = beta
-        score = negamax(position.arrays, self.tt, ctx, depth, ply, alpha, beta, True)
+        score = search_node(position.arrays, self.tt, ctx, depth, ply, alpha, beta)
         pv = ctx[C_PV]
         n = int(ctx[C_PV_LEN][ply])
         moves = tuple(move_to_uci(int(pv[ply, j])) for j in range(ply, n) if pv[ply, j] != 0)

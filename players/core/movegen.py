@@ -15,6 +15,7 @@ from .moves import (POSITION_TYPE, BISHOP, CASTLE_BK, CASTLE_BQ, CASTLE_WK, CAST
                     FLAG_EN_PASSANT, FLAG_NORMAL, KING, KNIGHT, MAX_MOVES, OCC_WHITE, PAWN, QUEEN, ROOK,
                     ST_CASTLE, ST_EP, ST_SIDE, WHITE, encode_move)
 from .position import attackers_to, is_attacked, make_move, unmake_move
+from .unmanaged import unmanaged, unmanaged_position
 
 
 @njit(cache=True)
@@ -256,7 +257,7 @@ def perft(pos, depth):
     if depth <= 0:
         return 1
     buffers = np.zeros((depth + 1, MAX_MOVES), np.int64)
-    return _perft(pos, depth, buffers, 0)
+    return _perft(unmanaged_position(pos), depth, unmanaged(buffers), 0)
 
 
 @njit(cache=True)

@@ -23,6 +23,7 @@ from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, PO
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
 from .position import (current_key, in_check, insufficient_material, is_attacked, make_move, make_null_move,
                        occupancy, repetition_count, unmake_move, unmake_null_move)
+from .unmanaged import unmanaged_context, unmanaged_position, unmanaged_table
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_bound, entry_depth, entry_eval, entry_move,
                  entry_score, new_table, tt_probe, tt_store)
 
@@ -456,6 +457,7 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
     ``stats[S_ROOT_DONE]`` counts root moves fully searched (the thesis's ``N``),
     and ``ctx[C_PV][0]`` holds the principal variation.  A fail-high stops early.
     """
+    pos, tt, ctx = unmanaged_position(pos), unmanaged_table(tt), unmanaged_context(ctx)
     stats = ctx[C_STATS]
     stats[S_ROOT_DONE] = 0
     ctx[C_PV_LEN][0] = 0
@@ -489,3 +491,10 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
         bound = BOUND_LOWER if best >= beta else BOUND_EXACT
         tt_store(tt, current_key(pos), root_moves[best_index], bound, depth, score_to_tt(best, 0), 0)
     return best, best_index
+
+
+@njit(cache=True, nogil=True)
+def search_node(pos, tt, ctx, depth, ply, alpha, beta):
+    """``negamax`` called from Python (a parallel job's subtree), on unmanaged views."""
+    return negamax(unmanaged_position(pos), unmanaged_table(tt), unmanaged_context(ctx), depth, ply, alpha, beta,
+                   True)
