@@ -415,7 +415,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     shared_bound = stats[S_SPLIT_PLY] == ply  # a parallel job's root: its beta may be lowered meanwhile
     for i in range(n):
         if shared_bound and stats[S_SHARED_BETA] < beta:
-            beta = stats[S_SHARED_BETA]  # score sharing: the master found a better move meanwhile
+            # Score sharing: the master found a better move meanwhile.  Never below alpha + 1: an
+            # empty window would return values that bound nothing (a null-window probe keeps its
+            # window, and the master reads its answer as the bound it is).
+            beta = max(stats[S_SHARED_BETA], alpha + 1)
             if best >= beta:
                 break
         m = pick_move(moves, scores, i, n)

@@ -74,13 +74,15 @@ class ParallelResult:
 
 class Master:
     def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
-                 min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0) -> None:
+                 min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
+                 null_window: bool = True) -> None:
         self.runner = runner
         self.options = options
         self.key = key
         self.score_sharing = score_sharing
         self.min_split_depth = min_split_depth
         self.dynamic = dynamic
+        self.null_window = null_window
         self.tally = Tally()
         self._ids = itertools.count(first_job)  # job ids stay unique over a game's moves
         self.running: set[str] = set()
@@ -123,10 +125,15 @@ class Master:
               beta: int, children: list[str], first: tuple[int, tuple[str, ...]] | None = None
               ) -> tuple[int, str, tuple[str, ...], list[str]]:
         """Value of the node (its side to move), best child, PV, and the children that
-        raised the score (for reordering).  ``first`` is the eldest child's known value."""
+        raised the score (for reordering).  ``first`` is the eldest child's known value.
+
+        Young brothers wait: the eldest alone sets the bound.  With ``null_window`` the
+        younger brothers are then probed with a null window on that bound (PVS), and only
+        one that fails high is searched again with the full window: most siblings of a
+        well-ordered node only have to prove that they are not better."""
         best, best_move, best_pv = -INF, children[0], ()
         improved: list[str] = []
-        queue = list(children)
+        queue: list[tuple[str, int | None]] = [(m, None) for m in children]  # (move, re-search from) pairs
         if first is not None:
             queue.pop(0)
             best, best_pv = first
@@ -135,42 +142,53 @@ class Master:
             if alpha >= beta:
                 return best, best_move, best_pv, improved
         elif queue:
-            # Young brothers wait: the eldest alone sets the bound for the others.
-            m = queue.pop(0)
+            m, _ = queue.pop(0)
             r = self.search_job(fen, path + (m,), child_depth(board, m, depth), ply + 1, -beta, -alpha)
             best, best_move, best_pv = -r.score, m, (m,) + r.pv
             alpha = max(alpha, best)
             if alpha >= beta:
                 return best, best_move, best_pv, improved
-        running: dict[object, tuple[str, str]] = {}  # future -> (job id, move)
+        # future -> (job id, move, the alpha a null-window probe tested, or None for a full window)
+        running: dict[object, tuple[str, str, int | None]] = {}
         while queue or running:
             while queue and len(running) < self.runner.workers:
-                m = queue.pop(0)
+                m, research_from = queue.pop(0)
                 cd = child_depth(board, m, depth)
                 idle = self.runner.workers - len(running)
-                if self.dynamic and len(queue) + 1 < idle and cd >= self.min_split_depth:
+                if self.dynamic and research_from is None and len(queue) + 1 < idle and cd >= self.min_split_depth:
                     # The agenda runs dry: subcontract this sibling's subtree to the idle workers.
                     child = board.copy(stack=False)
                     child.push_uci(m)
-                    value = self.split(fen, path + (m,), child, cd, ply + 1, -beta, -alpha, ordered_moves(child))[0]
+                    value, _, sub_pv, _ = self.split(fen, path + (m,), child, cd, ply + 1, -beta, -alpha,
+                                                     ordered_moves(child))
                     s = -value
                     if s > best:
                         best = s
                         if s > alpha:
-                            best_move, best_pv, alpha = m, (m,), s
+                            best_move, best_pv, alpha = m, (m,) + sub_pv, s
                             improved.append(m)
                             if alpha >= beta:
                                 queue.clear()
                                 break
                     continue
-                job, future = self._submit(fen, path + (m,), cd, ply + 1, -beta, -alpha)
-                running[future] = (job, m)
+                probe = self.null_window and research_from is None and beta - alpha > 1
+                if research_from is not None:
+                    # The full window from just below the probe's bound (for the exact value and its
+                    # PV), or from alpha if another move has since proved better than that bound.
+                    low = alpha if alpha > research_from else research_from - 1
+                    window = (-beta, -low)
+                elif probe:
+                    window = (-alpha - 1, -alpha)
+                else:
+                    window = (-beta, -alpha)
+                job, future = self._submit(fen, path + (m,), cd, ply + 1, *window)
+                running[future] = (job, m, alpha if probe else None)
             if alpha >= beta:
                 break
             if not running:
                 continue
             future = self.runner.first_done(list(running))
-            job, m = running.pop(future)
+            job, m, probed = running.pop(future)
             try:
                 r = self._finished(job, future)
             except Aborted:
@@ -178,19 +196,30 @@ class Master:
                     f.cancel()
                 raise
             s = -r.score
-            if s > best:
-                best = s
+            if probed is not None and probed < s < beta:
+                # Failed high on the null window: worth at least s.  Above alpha it is the best
+                # so far; either way its exact value is searched next, from max(alpha, s - 1).
                 if s > alpha:
-                    best_move, best_pv = m, (m,) + r.pv
+                    best, best_move, best_pv, alpha = s, m, (m,) + r.pv, s
                     improved.append(m)
-                    alpha = s
+                    if self.score_sharing and running:
+                        self.runner.share({j: -alpha for j, _, _ in running.values()})
+                queue.insert(0, (m, s))
+                continue
+            if s > best or (s == best and m == best_move):
+                best = s
+                if s > alpha or m == best_move:
+                    best_move, best_pv = m, (m,) + r.pv
+                    if m not in improved:
+                        improved.append(m)
+                    alpha = max(alpha, s)
                     if alpha >= beta:
                         break
                     if self.score_sharing and running:
-                        self.runner.share({j: -alpha for j, _ in running.values()})
+                        self.runner.share({j: -alpha for j, _, _ in running.values()})
         if running:  # a cut-off: the rest is not needed
-            self.runner.stop([j for j, _ in running.values()])
-            self.running.difference_update(j for j, _ in running.values())
+            self.runner.stop([j for j, _, _ in running.values()])
+            self.running.difference_update(j for j, _, _ in running.values())
             for f in running:
                 f.cancel()
             self.tally.cancelled += len(running)
