@@ -75,7 +75,7 @@ class ParallelResult:
 class Master:
     def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
                  min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
-                 null_window: bool = True) -> None:
+                 null_window: bool = True, speculative: bool = False, margin: int = 25) -> None:
         self.runner = runner
         self.options = options
         self.key = key
@@ -83,6 +83,9 @@ class Master:
         self.min_split_depth = min_split_depth
         self.dynamic = dynamic
         self.null_window = null_window
+        self.speculative = speculative
+        self.margin = margin
+        self.root_nodes: dict[str, int] = {}  # nodes per root move in the last speculative iteration
         self.tally = Tally()
         self._ids = itertools.count(first_job)  # job ids stay unique over a game's moves
         self.running: set[str] = set()
@@ -106,7 +109,7 @@ class Master:
         job = f"{self.key}-{next(self._ids)}"
         self.running.add(job)
         future = self.runner.submit(jobs.run_job, self.key, self.options, job, fen, path, depth, ply, alpha, beta,
-                                    self.score_sharing, key=job)
+                                    self.score_sharing, key=job, home=(fen, path))
         return job, future
 
     def _finished(self, job: str, future) -> jobs.JobResult:
@@ -225,6 +228,87 @@ class Master:
             self.tally.cancelled += len(running)
         return best, best_move, best_pv, improved
 
+    def split_speculative(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int,
+                          children: list[str], guess: int) -> tuple[int, str, tuple[str, ...], list[str]]:
+        """Root splitting where the younger brothers do not wait for the eldest.
+
+        The eldest is searched with the full window while the others are probed at once
+        with a null window on a speculative bound, the previous iteration's score less
+        ``margin``.  A probe that fails low is proven worse as soon as the proven alpha
+        reaches its answer (the usual case: the score moves little from one iteration to
+        the next); otherwise it is probed again at the proven alpha.  A probe that fails
+        high proves a lower bound for the root at once and is searched again with the full
+        window.  Both workers are busy from the first moment, where young-brothers-wait
+        leaves all but one idle while the eldest (often half of the tree) is searched."""
+        alpha, beta = -INF, INF
+        speculative = guess - self.margin
+        best, best_move, best_pv = -INF, children[0], ()
+        improved: list[str] = []
+        eldest_done = False
+        pending: list[tuple[str, int]] = []  # (move, upper bound) of fail-lows not proven yet
+        # Largest first (by the previous iteration's node counts), so that the small jobs fill
+        # the gaps at the end of the iteration instead of one large job running alone.
+        younger = sorted(children[1:], key=lambda m: -self.root_nodes.get(m, 0))
+        queue: list[tuple[str, str, int]] = [(children[0], "full", 0)]
+        queue += [(m, "probe", speculative) for m in younger]
+        nodes: dict[str, int] = {}
+        running: dict[object, tuple[str, str, str, int]] = {}  # future -> (job id, move, kind, bound)
+        # Two jobs per worker: the next one waits in the worker while the master reads the last
+        # answer, which hides the round trip (the probes' bounds do not change meanwhile).
+        depth_of_queue = 2 * self.runner.workers
+        while queue or running:
+            while queue and len(running) < depth_of_queue:
+                m, kind, bound = queue.pop(0)
+                if kind == "probe":
+                    bound = max(bound, alpha)
+                    window = (-bound - 1, -bound)
+                elif kind == "research":
+                    window = (-beta, -(alpha if alpha > bound else bound - 1))
+                else:
+                    window = (-beta, -alpha)
+                job, future = self._submit(fen, path + (m,), child_depth(board, m, depth), 1, *window)
+                running[future] = (job, m, kind, bound)
+            future = self.runner.first_done(list(running))
+            job, m, kind, bound = running.pop(future)
+            try:
+                r = self._finished(job, future)
+            except Aborted:
+                for f in running:
+                    f.cancel()
+                raise
+            s = -r.score
+            nodes[m] = nodes.get(m, 0) + r.nodes
+            raised = False
+            if kind == "probe" and s > bound:
+                # At least s: a lower bound for the root too; the exact value is searched next.
+                if s > alpha:
+                    best, best_move, best_pv, alpha, raised = s, m, (m,) + r.pv, s, True
+                    improved.append(m)
+                queue.insert(0, (m, "research", s))
+            elif kind == "probe":
+                if s > alpha:  # at most s, but s is above what is proven: not settled yet
+                    if eldest_done:
+                        queue.insert(0, (m, "probe", alpha))
+                    else:
+                        pending.append((m, s))
+            elif s > best or (s == best and m == best_move):
+                best = s
+                if s > alpha or m == best_move:
+                    best_move, best_pv = m, (m,) + r.pv
+                    if m not in improved:
+                        improved.append(m)
+                    raised = s > alpha
+                    alpha = max(alpha, s)
+            if kind == "full":
+                eldest_done = True
+                # Fail-lows the eldest did not settle are probed again at the proven alpha.
+                queue[:0] = [(pm, "probe", alpha) for pm, ps in pending if ps > alpha]
+                pending.clear()
+            if raised and self.score_sharing and running:
+                self.runner.share({j: -alpha for j, _, _, _ in running.values()})
+        self.root_nodes = nodes
+        return best, best_move, best_pv, improved
+
     # --- algorithms --------------------------------------------------------------------------------
     def peer(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
         board = board_after(fen, moves)
@@ -328,6 +412,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
                 # Too shallow to be worth the messages: the whole iteration is one job.
                 r = master.search_job(fen, moves, d, 0, -INF, INF)
                 score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
+            elif algorithm == "root_split" and master.speculative and done > 0 and d >= master.min_split_depth:
+                score, move, line, improved = master.split_speculative(fen, moves, board, d, order, best_score)
             elif algorithm == "root_split":
                 score, move, line, improved = master.root_split(fen, moves, d, order)
             elif algorithm == "peer":

@@ -5,6 +5,9 @@
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
+    null_window: true          # splitting: younger brothers probed with a null window first (PVS)
+    speculative: false         # root splitting: younger brothers do not wait for the eldest ...
+    margin: 25                 # ... and are probed at the previous iteration's score less this
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -21,7 +24,7 @@ from .jobs import SearchOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "search", "cluster"}
+            "null_window", "speculative", "margin", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -36,6 +39,14 @@ class DecompositionConfig:
     search: SearchOptions = field(default_factory=SearchOptions)
     scheduler: str | None = None
     source: str = ""
+    null_window: bool = True
+    speculative: bool = False
+    margin: int = 25
+
+    def master_options(self) -> dict:
+        """The keyword arguments of ``Master`` this file sets."""
+        return {"score_sharing": self.score_sharing, "min_split_depth": self.min_split_depth,
+                "null_window": self.null_window, "speculative": self.speculative, "margin": self.margin}
 
 
 def is_decomposition_file(target: str) -> bool:
@@ -73,6 +84,11 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     sharing = get_bool(src, data, ("score_sharing",), True)
     min_split = get_int(src, data, ("min_split_depth",), 5, 1, 64) or 5
     exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
+    null_window = get_bool(src, data, ("null_window",), True)
+    speculative = get_bool(src, data, ("speculative",), False)
+    margin = get_int(src, data, ("margin",), 25, 0, 1000)
+    if speculative and algorithm != "root_split":
+        src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", "MBXKPAR"))
@@ -90,4 +106,5 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     if src.problems:
         raise ConfigError(src.problems)
     return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
-                               min_split, exchange, options, cluster.get("scheduler"), src.name)
+                               min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
+                               speculative, 25 if margin is None else margin)

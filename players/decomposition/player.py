@@ -58,8 +58,8 @@ class DecompositionPlayer:
         moves = tuple(m.uci() for m in board.move_stack)
         self._move += 1
         # One key per game keeps each worker's table warm from move to move.
-        master = Master(self._runner, self.config.search, f"{self._game}", self.config.score_sharing,
-                        self.config.min_split_depth, first_job=self._move * 1_000_000)
+        master = Master(self._runner, self.config.search, f"{self._game}", first_job=self._move * 1_000_000,
+                        **self.config.master_options())
         master.node_limit = limits.nodes
         self.master = master
         timer = None

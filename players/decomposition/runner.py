@@ -11,10 +11,11 @@ on the worker's event loop while that search runs."""
 from __future__ import annotations
 
 import logging
+import pickle
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from . import jobs
 
@@ -42,7 +43,7 @@ class InlineRunner:
     def __init__(self) -> None:
         self.messages = 0
 
-    def submit(self, fn: Callable, *args, key: str = "") -> Done:
+    def submit(self, fn: Callable, *args, key: str = "", home: Hashable | None = None) -> Done:
         return Done(fn(*args), key)
 
     def submit_to(self, index: int, fn: Callable, *args, key: str = "") -> Done:
@@ -64,9 +65,12 @@ class InlineRunner:
 class SearchActor:
     """The worker end of the message layer (a Dask actor, one per worker)."""
 
-    def call(self, fn: Callable, *args) -> Any:
-        """Run a job in the actor's thread (one at a time per worker)."""
-        return fn(*args)
+    def call(self, payload: bytes) -> bytes:
+        """Run a job in the actor's thread (one at a time per worker).  The job and its
+        answer travel pickled as one bytes object: Dask serializes each argument of an
+        actor call on its own, which cost the master about 3 ms of CPU per job."""
+        fn, args = pickle.loads(payload)
+        return pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
 
     async def signal(self, fn: Callable, *args) -> Any:
         """Run a coroutine on the worker's event loop: reaches a job while it searches."""
@@ -84,12 +88,12 @@ class ActorCall:
         self._value: Any = None
         self._error: BaseException | None = None
         self._done = threading.Event()
-        self._future = runner.actors[index].call(fn, *args)
+        self._future = runner.actors[index].call(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
         threading.Thread(target=self._wait, daemon=True, name=f"actor-call-{key}").start()
 
     def _wait(self) -> None:
         try:
-            self._value = self._future.result()
+            self._value = pickle.loads(self._future.result())
         except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
             self._error = exc
         with self._runner.finished:
@@ -133,6 +137,7 @@ class DaskRunner:
         self.messages = 0
         self.finished = threading.Condition()
         self.load = [0] * len(self.addresses)  # jobs sent to each actor and not answered yet
+        self.homes: dict[Hashable, int] = {}  # where each subtree was searched last
         self.actors = [self.client.submit(SearchActor, actor=True, workers=[a], allow_other_workers=False,
                                           pure=False).result(timeout=120) for a in self.addresses]
         # Every worker loads the compiled search now, not during the first timed job.
@@ -140,10 +145,19 @@ class DaskRunner:
             call.result(timeout=600)
         self.messages = 0
 
-    def submit(self, fn: Callable, *args, key: str = "") -> ActorCall:
-        """A job for the least busy worker."""
+    def submit(self, fn: Callable, *args, key: str = "", home: Hashable | None = None) -> ActorCall:
+        """A job for an idle worker: the one that had the job with the same ``home`` before
+        (the same subtree one iteration shallower: its table holds the hash moves for it)
+        if that one is idle, else the least busy."""
         with self.finished:
             index = min(range(len(self.actors)), key=lambda i: self.load[i])
+            preferred = self.homes.get(home) if home is not None else None
+            if preferred is not None and self.load[preferred] <= self.load[index]:
+                index = preferred
+            if home is not None:
+                if len(self.homes) > 100_000:  # a long match: forget old positions
+                    self.homes.clear()
+                self.homes[home] = index
         return self.submit_to(index, fn, *args, key=key)
 
     def submit_to(self, index: int, fn: Callable, *args, key: str = "") -> ActorCall:

@@ -113,7 +113,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 for i, fen in enumerate(fens):
                     runner.messages = 0
                     key = f"{v.name}-{n}-{i}-{time.time_ns()}"
-                    master = Master(runner, v.search, key, v.score_sharing, v.min_split_depth)
+                    master = Master(runner, v.search, key, **v.master_options())
                     started = time.perf_counter()
                     r = iterate(master, v.algorithm, fen, (), depth, v.tt_exchange)
                     T += time.perf_counter() - started

@@ -14,8 +14,9 @@ from players.result import SearchLimits
 from tournaments.epd import load_suite
 
 EXACT = SearchOptions(null_move=False, lmr=False, futility=False, exact=True)
-VARIANTS = [("root_split", False), ("root_split", True), ("peer", True), ("pv_split", True), ("dynamic_split", True),
-            ("lazy_smp", True)]
+VARIANTS = [("root_split", False, {}), ("root_split", True, {}), ("root_split", True, {"speculative": True}),
+            ("peer", True, {}), ("pv_split", True, {}), ("pv_split", True, {"null_window": False}),
+            ("dynamic_split", True, {}), ("lazy_smp", True, {})]
 
 
 @pytest.fixture(scope="module")
@@ -34,26 +35,26 @@ def sequential(bk):
     return out
 
 
-def check(runner, bk, sequential, algorithm, sharing, tag):
+def check(runner, bk, sequential, algorithm, sharing, tag, options):
     wrong = []
     for i, p in enumerate(bk):
-        master = Master(runner, EXACT, f"{tag}-{algorithm}-{sharing}-{i}-{time.time_ns()}", sharing)
+        master = Master(runner, EXACT, f"{tag}-{algorithm}-{sharing}-{i}-{time.time_ns()}", sharing, **options)
         r = iterate(master, algorithm, p.fen, (), 4)
         if r.score != sequential[i][0]:
             wrong.append((i, r.score, sequential[i][0]))
     return wrong
 
 
-@pytest.mark.parametrize("algorithm,sharing", VARIANTS)
-def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algorithm, sharing):
-    assert check(InlineRunner(), bk, sequential, algorithm, sharing, "inline") == []
+@pytest.mark.parametrize("algorithm,sharing,options", VARIANTS)
+def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algorithm, sharing, options):
+    assert check(InlineRunner(), bk, sequential, algorithm, sharing, "inline", options) == []
 
 
 def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequential):
     runner = DaskRunner(2)
     try:
-        for algorithm, sharing in VARIANTS:
-            assert check(runner, bk, sequential, algorithm, sharing, "dask") == [], algorithm
+        for algorithm, sharing, options in VARIANTS:
+            assert check(runner, bk, sequential, algorithm, sharing, "dask", options) == [], (algorithm, options)
     finally:
         runner.close()
 
@@ -99,3 +100,37 @@ def test_bad_decomposition_files_are_named():
         load_decomposition(text="algorithm: abdada\n")
     with pytest.raises(ConfigError, match="search.mask"):
         load_decomposition(text="algorithm: pv_split\nsearch: {mask: MQ}\n")
+    with pytest.raises(ConfigError, match="speculative.*only root_split"):
+        load_decomposition(text="algorithm: pv_split\nspeculative: true\n")
+    with pytest.raises(ConfigError, match="margin"):
+        load_decomposition(text="algorithm: root_split\nspeculative: true\nmargin: -5\n")
+    config = load_decomposition(text="algorithm: root_split\nspeculative: true\nmargin: 40\nnull_window: false\n")
+    assert config.master_options() == {"score_sharing": True, "min_split_depth": 5, "null_window": False,
+                                       "speculative": True, "margin": 40}
+
+
+def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
+    """Score sharing may announce a bound below a null-window probe's alpha; the job must
+    still answer with a bound of its true value (an empty window once returned values that
+    bound nothing, and the table kept them)."""
+    from players.core.search import C_STATS, S_SHARED_BETA, S_SPLIT_PLY, search_node
+    from players.position import Position
+    for p in bk[:8]:
+        board = chess.Board(p.fen)
+        move = next(iter(board.legal_moves))
+        exact = EXACT.make_searcher()
+        value, _, _ = exact.search_node(Position.from_fen(p.fen, (move.uci(),)), 3, 1, -32001, 32001)
+        probe = EXACT.make_searcher()
+        stats = probe.ctx[C_STATS]
+        stats[:] = 0
+        stats[S_SPLIT_PLY] = 1
+        stats[S_SHARED_BETA] = value - 200  # below the window: as if the master had moved on
+        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
+                             value - 1, value)
+        assert result >= value, (p.fen, move.uci(), value, result)  # a fail high: value >= result
+        stats[:] = 0
+        stats[S_SPLIT_PLY] = 1
+        stats[S_SHARED_BETA] = value - 200
+        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
+                             value, value + 1)
+        assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
