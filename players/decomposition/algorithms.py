@@ -237,15 +237,17 @@ class Master:
         ``margin``.  A probe that fails low is proven worse as soon as the proven alpha
         reaches its answer (the usual case: the score moves little from one iteration to
         the next); otherwise it is probed again at the proven alpha.  A probe that fails
-        high proves a lower bound for the root at once and is searched again with the full
-        window.  Both workers are busy from the first moment, where young-brothers-wait
+        high is probed again at the proven alpha once the eldest is done, and searched with
+        the full window only if it beats that alpha (a full-window search is a PV search,
+        the dearest kind).  Both workers are busy from the first moment, where young-brothers-wait
         leaves all but one idle while the eldest (often half of the tree) is searched."""
         alpha, beta = -INF, INF
         speculative = guess - self.margin
         best, best_move, best_pv = -INF, children[0], ()
         improved: list[str] = []
         eldest_done = False
-        pending: list[tuple[str, int]] = []  # (move, upper bound) of fail-lows not proven yet
+        pending: list[tuple[str, int]] = []  # (move, upper bound) of fail-lows not settled yet
+        pending_high: list[tuple[str, int, tuple[str, ...]]] = []  # (move, lower bound, PV) of fail-highs
         # Largest first (by the previous iteration's node counts), so that the small jobs fill
         # the gaps at the end of the iteration instead of one large job running alone.
         younger = sorted(children[1:], key=lambda m: -self.root_nodes.get(m, 0))
@@ -280,11 +282,17 @@ class Master:
             nodes[m] = nodes.get(m, 0) + r.nodes
             raised = False
             if kind == "probe" and s > bound:
-                # At least s: a lower bound for the root too; the exact value is searched next.
-                if s > alpha:
+                # At least s.  Better than the settled moves: its exact value is searched next
+                # (the full window).  Otherwise a null window at the proven alpha is enough, and
+                # before the eldest is done that alpha is not known yet.
+                if not eldest_done:
+                    pending_high.append((m, s, r.pv))
+                elif s > alpha:
                     best, best_move, best_pv, alpha, raised = s, m, (m,) + r.pv, s, True
                     improved.append(m)
-                queue.insert(0, (m, "research", s))
+                    queue.insert(0, (m, "research", s))
+                else:
+                    queue.insert(0, (m, "probe", alpha))
             elif kind == "probe":
                 if s > alpha:  # at most s, but s is above what is proven: not settled yet
                     if eldest_done:
@@ -301,9 +309,19 @@ class Master:
                     alpha = max(alpha, s)
             if kind == "full":
                 eldest_done = True
-                # Fail-lows the eldest did not settle are probed again at the proven alpha.
-                queue[:0] = [(pm, "probe", alpha) for pm, ps in pending if ps > alpha]
+                # The answers the eldest did not settle are probed again at the proven alpha; a
+                # move proven better than the eldest is searched with the full window.
+                again = [(pm, "probe", alpha) for pm, ps in pending if ps > alpha]
+                for pm, ps, ppv in sorted(pending_high, key=lambda e: -e[1]):
+                    if ps > alpha:
+                        best, best_move, best_pv, alpha, raised = ps, pm, (pm,) + ppv, ps, True
+                        improved.append(pm)
+                        again.insert(0, (pm, "research", ps))
+                    else:
+                        again.append((pm, "probe", alpha))
+                queue[:0] = again
                 pending.clear()
+                pending_high.clear()
             if raised and self.score_sharing and running:
                 self.runner.share({j: -alpha for j, _, _, _ in running.values()})
         self.root_nodes = nodes
