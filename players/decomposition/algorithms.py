@@ -4,7 +4,9 @@
   bound), the others are handed to idle workers with the best score so far as their
   bound; ``score_sharing`` also lowers a running job's bound when the master learns a
   better move.  Every iteration of the iterative deepening reorders the root: the best
-  move first, then the moves that improved the score.
+  move first, then the moves that improved the score.  After the eldest, the younger
+  brothers are probed with a null window (``null_window``); with ``speculative`` they do
+  not wait for the eldest at all (``split_speculative``).
 * ``peer``: root splitting without a coordinator: the workers take root moves from a shared
   counter (the agenda, a Dask variable under a Dask lock) and publish a better score in a shared variable under a Dask lock;
   every job starts from the shared best, and with ``score_sharing`` a watcher thread keeps
