@@ -1,7 +1,10 @@
 """Transposition table: two flat arrays, keys and packed entries.
 
 An entry packs move (17 bits), bound (2), depth (8), score (16) and static eval
-(16) into one int64, so a probe touches two cache lines at most.  Mate scores are
+(16) into one int64, so a probe touches two cache lines at most.  The key array
+holds ``key ^ entry`` (Hyatt's lockless hashing): a table shared by several
+processes (``shared_table``) may see one process's key with another's entry, and
+such a torn pair then fails the key test instead of answering for the wrong position.  Mate scores are
 stored relative to the node (distance from it), not to the root.
 """
 import numpy as np
@@ -25,6 +28,37 @@ def new_table(size_mb: float):
 def clear_table(tt) -> None:
     tt[0][:] = 0
     tt[1][:] = 0
+
+
+_SHARED: dict[str, object] = {}  # name -> SharedMemory kept open by this process
+
+
+def shared_table(name: str, size_mb: float | None = None):
+    """A table in shared memory, created when ``size_mb`` is given, else attached: the
+    workers of one machine search with one table, as threads of one engine would."""
+    from multiprocessing import shared_memory
+    shm = _SHARED.get(name)
+    if shm is None:
+        if size_mb is not None:
+            entries = len(new_table(size_mb)[0])
+            shm = shared_memory.SharedMemory(name=name, create=True, size=entries * ENTRY_BYTES)
+            np.ndarray((entries * 2,), np.uint64, buffer=shm.buf)[:] = 0
+        else:
+            shm = shared_memory.SharedMemory(name=name)
+        _SHARED[name] = shm
+    entries = shm.size // ENTRY_BYTES
+    entries = 1 << (entries.bit_length() - 1)
+    return (np.ndarray((entries,), np.uint64, buffer=shm.buf),
+            np.ndarray((entries,), np.int64, buffer=shm.buf, offset=entries * 8))
+
+
+def release_shared_table(name: str, unlink: bool = False) -> None:
+    """Forget a shared table (and remove its name, for its creator).  The mapping is not
+    closed here but when the last array over it is gone: a search stopped by a deadline
+    may still be unwinding over it, and unmapping under it would crash the worker."""
+    shm = _SHARED.pop(name, None)
+    if shm is not None and unlink:
+        shm.unlink()
 
 
 @njit(cache=True, inline="always")
@@ -63,8 +97,9 @@ def tt_probe(tt, key):
     """The packed entry stored for ``key``, or 0 if none."""
     keys, data = tt
     i = np.int64(key & np.uint64(keys.shape[0] - 1))
-    if keys[i] == key and key != U0:
-        return data[i]
+    e = data[i]
+    if (keys[i] ^ np.uint64(e)) == key and key != U0:
+        return e
     return 0
 
 
@@ -74,15 +109,16 @@ def tt_store(tt, key, move, bound, depth, score, static_eval):
     when the new entry has none."""
     keys, data = tt
     i = np.int64(key & np.uint64(keys.shape[0] - 1))
-    if keys[i] == key:
-        old = data[i]
+    old = data[i]
+    if (keys[i] ^ np.uint64(old)) == key:
         if bound != BOUND_EXACT and entry_depth(old) > depth + 2:
             return
         if move == 0:
             move = entry_move(old)
     depth = max(0, min(depth, 255))
-    keys[i] = key
-    data[i] = pack_entry(move, bound, depth, score, static_eval)
+    e = pack_entry(move, bound, depth, score, static_eval)
+    keys[i] = key ^ np.uint64(e)
+    data[i] = e
 
 
 @njit(cache=True)
@@ -107,7 +143,7 @@ def tt_export(tt, count: int):
     depths = (data[used] >> 19) & 0xFF
     if used.size > count:
         used = used[np.argpartition(-depths, count - 1)[:count]]
-    return keys[used].copy(), data[used].copy()
+    return keys[used] ^ data[used].astype(np.uint64), data[used].copy()
 
 
 @njit(cache=True)
@@ -118,7 +154,7 @@ def tt_import(tt, keys_in, data_in):
     for j in range(keys_in.shape[0]):
         key = keys_in[j]
         i = np.int64(key & mask)
-        if keys[i] == key and entry_depth(data[i]) >= entry_depth(data_in[j]):
+        if (keys[i] ^ np.uint64(data[i])) == key and entry_depth(data[i]) >= entry_depth(data_in[j]):
             continue
-        keys[i] = key
+        keys[i] = key ^ np.uint64(data_in[j])
         data[i] = data_in[j]

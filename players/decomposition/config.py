@@ -8,6 +8,7 @@
     null_window: true          # splitting: younger brothers probed with a null window first (PVS)
     speculative: false         # root splitting: younger brothers do not wait for the eldest ...
     margin: 25                 # ... and are probed at the previous iteration's score less this
+    shared_table: false        # one table in shared memory for all workers (a local cluster only)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -24,7 +25,7 @@ from .jobs import SearchOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "search", "cluster"}
+            "null_window", "speculative", "margin", "shared_table", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -42,6 +43,7 @@ class DecompositionConfig:
     null_window: bool = True
     speculative: bool = False
     margin: int = 25
+    shared_table: bool = False
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -87,6 +89,9 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     null_window = get_bool(src, data, ("null_window",), True)
     speculative = get_bool(src, data, ("speculative",), False)
     margin = get_int(src, data, ("margin",), 25, 0, 1000)
+    shared = get_bool(src, data, ("shared_table",), False)
+    if shared and (as_mapping(src, data.get("cluster"), ("cluster",)) or {}).get("scheduler"):
+        src.problem(("shared_table",), "a shared table needs a local cluster, not cluster.scheduler")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
@@ -107,4 +112,4 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
         raise ConfigError(src.problems)
     return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
-                               speculative, 25 if margin is None else margin)
+                               speculative, 25 if margin is None else margin, shared)

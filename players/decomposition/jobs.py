@@ -24,12 +24,17 @@ class SearchOptions:
     lmr: bool = True
     futility: bool = True
     exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
+    table: str = ""  # name of a shared-memory table the workers of one machine search with
 
     def make_searcher(self):
         from evaluation.spec import EvalSpec
         from players.searcher import Searcher
-        return Searcher(EvalSpec.parse(self.mask), self.hash_mb, null_move=self.null_move, lmr=self.lmr,
-                        futility=self.futility, exact=self.exact)
+        searcher = Searcher(EvalSpec.parse(self.mask), 1 if self.table else self.hash_mb, null_move=self.null_move,
+                            lmr=self.lmr, futility=self.futility, exact=self.exact)
+        if self.table:
+            from players.core.tt import shared_table
+            searcher.tt = shared_table(self.table)
+        return searcher
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,12 @@ def drop_prefix_sync(prefix: str) -> int:
 
 async def drop_prefix(prefix: str) -> int:
     return drop_prefix_sync(prefix)
+
+
+async def release_table(name: str) -> None:
+    """Detach this worker from a shared table (its searchers are dropped first)."""
+    from players.core.tt import release_shared_table
+    release_shared_table(name)
 
 
 def warm() -> str:

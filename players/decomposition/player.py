@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from dataclasses import replace
 
 import chess
 
@@ -23,6 +24,7 @@ class DecompositionPlayer:
         self._own = runner is None
         self._game = uuid.uuid4().hex[:8]
         self._move = 0
+        self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
 
     def start(self) -> "DecompositionPlayer":
@@ -44,7 +46,22 @@ class DecompositionPlayer:
     def new_game(self) -> None:
         if self._runner is not None:
             drop_all(self._runner, self._game)
+            self._release_table()
         self._game = uuid.uuid4().hex[:8]  # fresh tables: a new key on every worker
+
+    def _options(self):
+        """The search options, with the game's shared table (created on the first move)."""
+        if not self.config.shared_table:
+            return self.config.search
+        if not self._table:
+            self._table = self._runner.new_table(f"concilio-{self._game}", self.config.search.hash_mb)
+        return replace(self.config.search, table=self._table)
+
+    def _release_table(self) -> None:
+        if self._table:
+            drop_all(self._runner, self._game)
+            self._runner.release_table(self._table)
+            self._table = ""
 
     def stop(self) -> None:
         if self.master is not None:
@@ -58,7 +75,7 @@ class DecompositionPlayer:
         moves = tuple(m.uci() for m in board.move_stack)
         self._move += 1
         # One key per game keeps each worker's table warm from move to move.
-        master = Master(self._runner, self.config.search, f"{self._game}", first_job=self._move * 1_000_000,
+        master = Master(self._runner, self._options(), f"{self._game}", first_job=self._move * 1_000_000,
                         **self.config.master_options())
         master.node_limit = limits.nodes
         self.master = master
@@ -84,6 +101,8 @@ class DecompositionPlayer:
                             result.tally.nodes, time.perf_counter() - start, iterations, board.fen())
 
     def close(self) -> None:
+        if self._runner is not None:
+            self._release_table()
         if self._own and self._runner is not None:
             self._runner.close()
         self._runner = None

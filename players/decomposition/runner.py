@@ -61,6 +61,15 @@ class InlineRunner:
     def close(self) -> None:
         pass
 
+    def new_table(self, name: str, size_mb: float) -> str:
+        from players.core.tt import shared_table
+        shared_table(name, size_mb)
+        return name
+
+    def release_table(self, name: str) -> None:
+        from players.core.tt import release_shared_table
+        release_shared_table(name, unlink=True)
+
 
 class SearchActor:
     """The worker end of the message layer (a Dask actor, one per worker)."""
@@ -205,6 +214,20 @@ class DaskRunner:
         broadcast = (time.perf_counter() - start) / repeats
         self.messages = messages
         return job, broadcast
+
+    def new_table(self, name: str, size_mb: float) -> str:
+        """A table in shared memory for this machine's workers (a local cluster only: workers
+        elsewhere cannot map this machine's memory)."""
+        if self.cluster is None:
+            raise ValueError("a shared table needs the workers on this machine (a local cluster)")
+        from players.core.tt import shared_table
+        shared_table(name, size_mb)
+        return name
+
+    def release_table(self, name: str) -> None:
+        from players.core.tt import release_shared_table
+        self.client.run(jobs.release_table, name)
+        release_shared_table(name, unlink=True)
 
     def close(self) -> None:
         self.actors = []

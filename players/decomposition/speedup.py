@@ -113,7 +113,11 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 for i, fen in enumerate(fens):
                     runner.messages = 0
                     key = f"{v.name}-{n}-{i}-{time.time_ns()}"
-                    master = Master(runner, v.search, key, **v.master_options())
+                    options = v.search
+                    if v.shared_table:  # a fresh shared table per position, as the sequential search has
+                        options = replace(options, table=runner.new_table(f"concilio-{os.getpid()}-{i}-{n}",
+                                                                          options.hash_mb))
+                    master = Master(runner, options, key, **v.master_options())
                     started = time.perf_counter()
                     r = iterate(master, v.algorithm, fen, (), depth, v.tt_exchange)
                     T += time.perf_counter() - started
@@ -123,6 +127,8 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                     agree += r.score == seq_scores[i]
                     from .player import drop_all
                     drop_all(runner, key)
+                    if options.table:
+                        runner.release_table(options.table)
                 S = t1 / T
                 row = Row(v.name, n, n <= cores, T, int(N), S, S / n, N / n1 - 1, N / T, (N / T) / vr1,
                           busy / (T * n), messages, agree, len(fens))

@@ -94,6 +94,21 @@ def test_the_player_answers_within_its_movetime():
         assert fixed.depth == 5
 
 
+def test_the_player_with_a_shared_table_plays_and_frees_it():
+    from multiprocessing import shared_memory
+    config = load_decomposition(text="algorithm: root_split\nworkers: 2\nmin_split_depth: 3\nspeculative: true\n"
+                                     "shared_table: true\nsearch: {hash_mb: 4}\n")
+    with DecompositionPlayer(config) as player:
+        board = chess.Board()
+        result = player.search(board, SearchLimits(movetime=1000))
+        assert chess.Move.from_uci(result.bestmove) in board.legal_moves and result.depth >= 3
+        table = player._table
+        assert table
+        player.new_game()  # the game's table is released and unlinked
+        with pytest.raises(FileNotFoundError):
+            shared_memory.SharedMemory(name=table)
+
+
 def test_bad_decomposition_files_are_named():
     from ensemble.yaml_source import ConfigError
     with pytest.raises(ConfigError, match="unknown algorithm 'abdada'"):
@@ -134,3 +149,22 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
         result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
                              value, value + 1)
         assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
+
+
+@pytest.mark.parametrize("algorithm,options", [("root_split", {}), ("root_split", {"speculative": True}),
+                                               ("lazy_smp", {})])
+def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options):
+    """Workers writing one lockless table in shared memory (torn entries fail the key test)."""
+    from dataclasses import replace
+    runner = DaskRunner(2)
+    try:
+        for i, p in enumerate(bk[:8]):
+            table = runner.new_table(f"concilio-test-{time.time_ns()}", 4)
+            master = Master(runner, replace(EXACT, table=table), f"shared-{i}-{time.time_ns()}", True, **options)
+            r = iterate(master, algorithm, p.fen, (), 4, 0)
+            from players.decomposition.player import drop_all
+            drop_all(runner, master.key)
+            runner.release_table(table)
+            assert r.score == sequential[i][0], (i, algorithm, options)
+    finally:
+        runner.close()
