@@ -31,6 +31,7 @@ def clear_table(tt) -> None:
 
 
 _SHARED: dict[str, object] = {}  # name -> SharedMemory kept open by this process
+_RETIRED: list = []  # released tables whose mapping is closed at the next idle release
 
 
 def shared_table(name: str, size_mb: float | None = None):
@@ -52,13 +53,25 @@ def shared_table(name: str, size_mb: float | None = None):
             np.ndarray((entries,), np.int64, buffer=shm.buf, offset=entries * 8))
 
 
-def release_shared_table(name: str, unlink: bool = False) -> None:
-    """Forget a shared table (and remove its name, for its creator).  The mapping is not
-    closed here but when the last array over it is gone: a search stopped by a deadline
-    may still be unwinding over it, and unmapping under it would crash the worker."""
+def release_shared_table(name: str, unlink: bool = False, idle: bool = True) -> None:
+    """Forget a shared table (and remove its name, for its creator).
+
+    Its mapping is not closed now: NumPy arrays over shared memory do not keep the mapping
+    open, and a search stopped by a deadline may still be unwinding over it (closing it
+    under that search crashed a worker).  It is closed at a later release made while no
+    search runs in this process (``idle``)."""
+    if idle:
+        for shm in list(_RETIRED):
+            try:
+                shm.close()
+                _RETIRED.remove(shm)
+            except BufferError:  # an array over it is still alive here: next time
+                pass
     shm = _SHARED.pop(name, None)
-    if shm is not None and unlink:
-        shm.unlink()
+    if shm is not None:
+        if unlink:
+            shm.unlink()
+        _RETIRED.append(shm)
 
 
 @njit(cache=True, inline="always")

@@ -159,7 +159,9 @@ async def drop_prefix(prefix: str) -> int:
 async def release_table(name: str) -> None:
     """Detach this worker from a shared table (its searchers are dropped first)."""
     from players.core.tt import release_shared_table
-    release_shared_table(name)
+    with _LOCK:
+        idle = not _RUNNING
+    release_shared_table(name, idle=idle)
 
 
 def warm() -> str:
