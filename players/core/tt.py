@@ -16,12 +16,17 @@ BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 ENTRY_BYTES = 16
 
 
-def new_table(size_mb: float):
-    """Keys and entries for a table of about ``size_mb`` MiB (a power-of-two entry count)."""
+def table_entries(size_mb: float) -> int:
+    """Entries of a table of about ``size_mb`` MiB: a power of two, at least 1024."""
     if not size_mb > 0:
         raise ValueError(f"hash size must be positive, got {size_mb} MB")
     entries = max(1024, int(size_mb * 1024 * 1024) // ENTRY_BYTES)
-    entries = 1 << (entries.bit_length() - 1)
+    return 1 << (entries.bit_length() - 1)
+
+
+def new_table(size_mb: float):
+    """Keys and entries for a table of about ``size_mb`` MiB."""
+    entries = table_entries(size_mb)
     return np.zeros(entries, np.uint64), np.zeros(entries, np.int64)
 
 
@@ -40,15 +45,12 @@ def shared_table(name: str, size_mb: float | None = None):
     from multiprocessing import shared_memory
     shm = _SHARED.get(name)
     if shm is None:
-        if size_mb is not None:
-            entries = len(new_table(size_mb)[0])
-            shm = shared_memory.SharedMemory(name=name, create=True, size=entries * ENTRY_BYTES)
-            np.ndarray((entries * 2,), np.uint64, buffer=shm.buf)[:] = 0
+        if size_mb is not None:  # a new block is zero-filled: an empty table
+            shm = shared_memory.SharedMemory(name=name, create=True, size=table_entries(size_mb) * ENTRY_BYTES)
         else:
             shm = shared_memory.SharedMemory(name=name)
         _SHARED[name] = shm
-    entries = shm.size // ENTRY_BYTES
-    entries = 1 << (entries.bit_length() - 1)
+    entries = table_entries(shm.size / (1024 * 1024))  # the block may be rounded up to whole pages
     return (np.ndarray((entries,), np.uint64, buffer=shm.buf),
             np.ndarray((entries,), np.int64, buffer=shm.buf, offset=entries * 8))
 

@@ -121,6 +121,18 @@ class Master:
         self._check()  # a stopped job's score is garbage: never use it
         return result
 
+    def _next_answer(self, running: dict) -> tuple[tuple, jobs.JobResult]:
+        """The first of the running jobs to answer: its entry (taken out of ``running``) and
+        its result.  A deadline withdraws the others."""
+        future = self.runner.first_done(list(running))
+        entry = running.pop(future)
+        try:
+            return entry, self._finished(entry[0], future)
+        except Aborted:
+            for f in running:
+                f.cancel()
+            raise
+
     def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
         job, future = self._submit(fen, path, depth, ply, alpha, beta)
         return self._finished(job, future)
@@ -192,14 +204,7 @@ class Master:
                 break
             if not running:
                 continue
-            future = self.runner.first_done(list(running))
-            job, m, probed = running.pop(future)
-            try:
-                r = self._finished(job, future)
-            except Aborted:
-                for f in running:
-                    f.cancel()
-                raise
+            (_, m, probed), r = self._next_answer(running)
             s = -r.score
             if probed is not None and probed < s < beta:
                 # Failed high on the null window: worth at least s.  Above alpha it is the best
@@ -272,14 +277,7 @@ class Master:
                     window = (-beta, -alpha)
                 job, future = self._submit(fen, path + (m,), child_depth(board, m, depth), 1, *window)
                 running[future] = (job, m, kind, bound)
-            future = self.runner.first_done(list(running))
-            job, m, kind, bound = running.pop(future)
-            try:
-                r = self._finished(job, future)
-            except Aborted:
-                for f in running:
-                    f.cancel()
-                raise
+            (_, m, kind, bound), r = self._next_answer(running)
             s = -r.score
             nodes[m] = nodes.get(m, 0) + r.nodes
             raised = False

@@ -90,7 +90,9 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     speculative = get_bool(src, data, ("speculative",), False)
     margin = get_int(src, data, ("margin",), 25, 0, 1000)
     shared = get_bool(src, data, ("shared_table",), False)
-    if shared and (as_mapping(src, data.get("cluster"), ("cluster",)) or {}).get("scheduler"):
+    cluster = as_mapping(src, data.get("cluster"), ("cluster",)) or {}
+    check_keys(src, cluster, ("cluster",), {"scheduler"})
+    if shared and cluster.get("scheduler"):
         src.problem(("shared_table",), "a shared table needs a local cluster, not cluster.scheduler")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
@@ -106,8 +108,6 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
                             get_bool(src, search, ("search", "lmr"), True),
                             get_bool(src, search, ("search", "futility"), True),
                             get_bool(src, search, ("search", "exact"), False))
-    cluster = as_mapping(src, data.get("cluster"), ("cluster",)) or {}
-    check_keys(src, cluster, ("cluster",), {"scheduler"})
     if src.problems:
         raise ConfigError(src.problems)
     return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,

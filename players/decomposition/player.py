@@ -58,8 +58,8 @@ class DecompositionPlayer:
         return replace(self.config.search, table=self._table)
 
     def _release_table(self) -> None:
+        """Free the game's shared table (after its searchers are dropped)."""
         if self._table:
-            drop_all(self._runner, self._game)
             self._runner.release_table(self._table)
             self._table = ""
 
@@ -101,7 +101,8 @@ class DecompositionPlayer:
                             result.tally.nodes, time.perf_counter() - start, iterations, board.fen())
 
     def close(self) -> None:
-        if self._runner is not None:
+        if self._runner is not None and self._table:
+            drop_all(self._runner, self._game)
             self._release_table()
         if self._own and self._runner is not None:
             self._runner.close()
