@@ -55,7 +55,8 @@ class Searcher:
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, hash_mb: float = 16, *, null_move: bool = True,
                  lmr: bool = True, futility: bool = True, aspiration: int = 30,
-                 depth_cap: int | None = None, params: np.ndarray | None = None, exact: bool = False) -> None:
+                 depth_cap: int | None = None, params: np.ndarray | None = None, exact: bool = False,
+                 defer: bool = False) -> None:
         if aspiration <= 0:
             raise ValueError(f"aspiration window must be positive, got {aspiration}")
         if depth_cap is not None and not 1 <= depth_cap < MAX_PLY:
@@ -64,11 +65,12 @@ class Searcher:
         self.aspiration = aspiration
         self.depth_cap = depth_cap
         self.tt = new_table(hash_mb)
-        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact)
+        # ``defer``: put off moves that another search over the same (shared) table is busy with.
+        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact, defer)
 
     @property
     def hash_mb(self) -> float:
-        return (self.tt[0].nbytes + self.tt[1].nbytes) / 2 ** 20
+        return self.tt[0].nbytes / 2 ** 20
 
     def new_game(self) -> None:
         """Forget everything learnt: hash table, killers, history."""
@@ -86,21 +88,23 @@ class Searcher:
 
     def search(self, position: Position | chess.Board | str | None, limits: SearchLimits,
                info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
-               margin_probe: bool = False) -> SearchResult:
+               margin_probe: bool = False, clear_stop: bool = True) -> SearchResult:
         """Iterative deepening until a limit is reached.
 
         ``searchmoves`` restricts the root to these UCI moves (UCI ``go searchmoves``;
         the posterior-search selection criterion).  ``margin_probe`` spends up to an
         eighth of the budget after the main search on a null-window-ish search of the
         other root moves, so the result says by how much the best move beat the
-        second (``second_score``): the confidence criterion needs it.
+        second (``second_score``): the confidence criterion needs it.  ``clear_stop=False``
+        keeps a stop order given before the call (a parallel job stopped before it started).
         """
         pos = as_position(position)
         ctx = self.ctx
         stats = ctx[C_STATS]
         stats[:] = 0
         stats[S_NODE_LIMIT] = (limits.nodes * 7 // 8 if margin_probe else limits.nodes) if limits.nodes else 0
-        ctx[C_STOP][0] = 0
+        if clear_stop:
+            ctx[C_STOP][0] = 0
         ctx[C_KILLERS][:] = 0
         ctx[C_HISTORY][:] //= 8
         max_depth = min(limits.depth or MAX_PLY - 1, self.depth_cap or MAX_PLY - 1, MAX_PLY - 1)

@@ -24,8 +24,8 @@ from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, PO
 from .position import (current_key, in_check, insufficient_material, is_attacked, make_move, make_null_move,
                        occupancy, repetition_count, unmake_move, unmake_null_move)
 from .unmanaged import unmanaged_position, unmanaged_table
-from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_bound, entry_depth, entry_eval, entry_move,
-                 entry_score, new_table, tt_probe, tt_store)
+from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
+                 entry_eval, entry_move, entry_score, mark_busy, new_table, tt_probe, tt_store)
 
 MAX_PLY = 128
 INF = 32001
@@ -34,10 +34,10 @@ MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
 
 # Context fields (one NumPy record: see ``new_context``).
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_STATS, C_STOP, C_WEIGHTS, C_OPTS, C_PARAMS,
- C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS) = (
-    "killers", "history", "pv", "pv_len", "moves", "scores", "stats", "stop", "weights", "opts", "params",
-    "eval_keys", "eval_values", "terms", "attacks", "counts")
+(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_STATS, C_STOP, C_WEIGHTS, C_OPTS,
+ C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS) = (
+    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "stats", "stop", "weights", "opts",
+    "params", "eval_keys", "eval_values", "terms", "attacks", "counts")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
@@ -46,10 +46,19 @@ S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1,
 # the master) may lower it while the job runs.
 S_SPLIT_PLY, S_SHARED_BETA = 6, 7
 # option slots
-O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT = 0, 1, 2, 3, 4
+O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
 # O_EXACT: transposition-table cutoffs only from entries of exactly the node's depth, so that
 # with the selective options off the result is the fixed-depth minimax value whatever the
 # window and the order of the search (parallel searches must reproduce the sequential one).
+# O_DEFER: several processes search the same tree over one shared table (``tt[1]`` holds the
+# keys of the positions being searched).  A move other than a node's first whose position
+# another search is busy with is put off until the node's other moves are done (ABDADA's
+# deferral, in Kerrigan's simplified form): the searches spread over the younger brothers
+# instead of all searching the same one, and when one comes back to a deferred move the
+# table usually answers it.  Only at nodes of depth DEFER_DEPTH or more (below, marking
+# costs more than the duplicated work; measured at depth 7 on 2 workers: 2, 3 and 4 search
+# the same number of nodes within the runs' noise, and deferring at PV nodes only as many too).
+DEFER_DEPTH = 3
 
 # Ordering scores.
 ORDER_HASH = 10_000_000
@@ -81,6 +90,7 @@ def _context_dtype(params_shape) -> np.dtype:
         (C_PV_LEN, np.int64, MAX_PLY + 1),
         (C_MOVES, np.int64, (MAX_PLY + 1, MAX_MOVES)),    # move buffers per ply
         (C_SCORES, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # their ordering scores
+        (C_DEFERRED, np.int64, (MAX_PLY + 1, MAX_MOVES)), # moves put off (O_DEFER), per ply
         (C_STATS, np.int64, 8),
         (C_STOP, np.uint8, 1),                            # external stop flag
         (C_WEIGHTS, np.float64, 7),                       # category weights
@@ -95,7 +105,7 @@ def _context_dtype(params_shape) -> np.dtype:
 
 
 def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True, params: np.ndarray | None = None, exact: bool = False):
+                futility: bool = True, params: np.ndarray | None = None, exact: bool = False, defer: bool = False):
     """Fresh search state for one instance (killers, history, PV, buffers, limits,
     evaluation spec and term values), as one NumPy record.
 
@@ -113,6 +123,7 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
     opts[O_LMR] = int(lmr)
     opts[O_FUTILITY] = int(futility)
     opts[O_EXACT] = int(exact)
+    opts[O_DEFER] = int(defer)
     ctx[C_WEIGHTS][:] = np.asarray(weights, np.float64)
     ctx[C_PARAMS][:] = params
     return ctx
@@ -369,10 +380,15 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     if entry != 0:
         hash_move = entry_move(entry)
         eval_here = entry_eval(entry)
-        if not is_pv and (entry_depth(entry) == depth or (entry_depth(entry) > depth and not opts[O_EXACT])):
+        if entry_depth(entry) == depth or (entry_depth(entry) > depth and not opts[O_EXACT]):
             s = score_from_tt(entry_score(entry), ply)
             b = entry_bound(entry)
-            if b == BOUND_EXACT or (b == BOUND_LOWER and s >= beta) or (b == BOUND_UPPER and s <= alpha):
+            if not is_pv:
+                if b == BOUND_EXACT or (b == BOUND_LOWER and s >= beta) or (b == BOUND_UPPER and s <= alpha):
+                    return s
+            elif opts[O_DEFER] and opts[O_EXACT] and b == BOUND_EXACT:
+                # A PV node another worker has finished: its exact value is the answer (the
+                # PV stops here; the sequential search never meets a finished PV node).
                 return s
 
     checked = in_check(pos)
@@ -413,7 +429,13 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     searched = 0
     original_alpha = alpha
     shared_bound = stats[S_SPLIT_PLY] == ply  # a parallel job's root: its beta may be lowered meanwhile
-    for i in range(n):
+    defer = opts[O_DEFER] != 0 and depth >= DEFER_DEPTH
+    busy = tt[1]
+    deferred = ctx[C_DEFERRED][ply]
+    n_deferred = 0
+    next_deferred = 0
+    i = 0
+    while True:
         if shared_bound and stats[S_SHARED_BETA] < beta:
             # Score sharing: the master found a better move meanwhile.  Never below alpha + 1: an
             # empty window would return values that bound nothing (a null-window probe keeps its
@@ -421,13 +443,30 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             beta = max(stats[S_SHARED_BETA], alpha + 1)
             if best >= beta:
                 break
-        m = pick_move(moves, scores, i, n)
+        if i < n:
+            m = pick_move(moves, scores, i, n)
+            i += 1
+            may_defer = defer and searched > 0
+        elif next_deferred < n_deferred:  # the moves put off, now searched whoever else is busy
+            m = deferred[next_deferred]
+            next_deferred += 1
+            may_defer = False
+        else:
+            break
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         make_move(pos, m)
         gives_check = in_check(pos)
         if futile and quiet and not gives_check and searched > 0:
             unmake_move(pos)
             continue
+        child = current_key(pos)
+        if may_defer and busy_with(busy, child):
+            unmake_move(pos)
+            deferred[n_deferred] = m
+            n_deferred += 1
+            continue
+        if defer:
+            mark_busy(busy, child)
         new_depth = depth - 1 + (1 if gives_check else 0)
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
@@ -445,6 +484,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
                 score = -negamax(pos, tt, ctx, new_depth, ply + 1, -alpha - 1, -alpha, may_null)
             if score > alpha and score < beta:
                 score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
+        if defer:
+            clear_busy(busy, child)
         unmake_move(pos)
         if stats[S_STOPPED]:
             return 0
@@ -478,6 +519,7 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
 
     ``stats[S_ROOT_DONE]`` counts root moves fully searched (the thesis's ``N``),
     and ``ctx[C_PV][0]`` holds the principal variation.  A fail-high stops early.
+    With ``O_DEFER`` a root move that another search is busy with is searched last.
     """
     pos, tt = unmanaged_position(pos), unmanaged_table(tt)
     stats = ctx[C_STATS]
@@ -485,25 +527,53 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
     ctx[C_PV_LEN][0] = 0
     best = -INF
     best_index = -1
-    for i in range(n_root):
+    defer = ctx[C_OPTS][O_DEFER] != 0 and depth >= DEFER_DEPTH
+    busy = tt[1]
+    deferred = ctx[C_DEFERRED][0]  # indices into root_moves (negamax's ply 0 is not in use now)
+    n_deferred = 0
+    next_deferred = 0
+    k = 0
+    searched = 0
+    while True:
+        if k < n_root:
+            i = k
+            k += 1
+            may_defer = defer and searched > 0
+        elif next_deferred < n_deferred:
+            i = deferred[next_deferred]
+            next_deferred += 1
+            may_defer = False
+        else:
+            break
         m = root_moves[i]
         make_move(pos, m)
+        child = current_key(pos)
+        if may_defer and busy_with(busy, child):
+            unmake_move(pos)
+            deferred[n_deferred] = i
+            n_deferred += 1
+            continue
+        if defer:
+            mark_busy(busy, child)
         gives_check = in_check(pos)
         new_depth = depth - 1 + (1 if gives_check else 0)
-        if i == 0:
+        if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
         else:
             score = -negamax(pos, tt, ctx, new_depth, 1, -alpha - 1, -alpha, True)
             if score > alpha and score < beta and not stats[S_STOPPED]:
                 score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
+        if defer:
+            clear_busy(busy, child)
         unmake_move(pos)
         if stats[S_STOPPED]:
             break
-        stats[S_ROOT_DONE] = i + 1
+        searched += 1
+        stats[S_ROOT_DONE] = searched
         if score > best:
             best = score
             best_index = i
-            if i == 0 or score > alpha:
+            if searched == 1 or score > alpha:
                 update_pv(ctx, 0, m)
             if score > alpha:
                 alpha = score

@@ -1,11 +1,18 @@
-"""Transposition table: two flat arrays, keys and packed entries.
+"""Transposition table: one flat array of 16-byte slots, and a small array of busy marks.
 
 An entry packs move (17 bits), bound (2), depth (8), score (16) and static eval
-(16) into one int64, so a probe touches two cache lines at most.  The key array
-holds ``key ^ entry`` (Hyatt's lockless hashing): a table shared by several
-processes (``shared_table``) may see one process's key with another's entry, and
-such a torn pair then fails the key test instead of answering for the wrong position.  Mate scores are
+(16) into one int64.  A slot holds ``key ^ entry`` and the entry side by side
+(``slots[2i]``, ``slots[2i + 1]``), so that a probe or a store touches one cache
+line and one page: in a table shared by several processes, whose memory gets no
+huge pages and whose lines move between the cores, the two separate arrays this
+table had cost two of each.  ``key ^ entry`` is Hyatt's lockless hashing: a shared
+table may see one process's key with another's entry, and such a torn pair then
+fails the key test instead of answering for the wrong position.  Mate scores are
 stored relative to the node (distance from it), not to the root.
+
+The busy marks (``tt[1]``) hold the keys of the positions some search is busy with
+right now: searches sharing the table defer a younger brother another one is
+searching (ABDADA's deferral, see ``players.core.search``).
 """
 import numpy as np
 from numba import njit
@@ -14,6 +21,7 @@ from .bitboard import U0
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 ENTRY_BYTES = 16
+BUSY_ENTRIES = 1 << 14  # keys of the positions being searched (a few per search thread and ply)
 
 
 def table_entries(size_mb: float) -> int:
@@ -25,14 +33,13 @@ def table_entries(size_mb: float) -> int:
 
 
 def new_table(size_mb: float):
-    """Keys and entries for a table of about ``size_mb`` MiB."""
-    entries = table_entries(size_mb)
-    return np.zeros(entries, np.uint64), np.zeros(entries, np.int64)
+    """Slots and busy marks for a table of about ``size_mb`` MiB."""
+    return np.zeros(2 * table_entries(size_mb), np.uint64), np.zeros(BUSY_ENTRIES, np.uint64)
 
 
 def clear_table(tt) -> None:
-    tt[0][:] = 0
-    tt[1][:] = 0
+    for part in tt:
+        part[:] = 0
 
 
 _SHARED: dict[str, object] = {}  # name -> SharedMemory kept open by this process
@@ -46,13 +53,15 @@ def shared_table(name: str, size_mb: float | None = None):
     shm = _SHARED.get(name)
     if shm is None:
         if size_mb is not None:  # a new block is zero-filled: an empty table
-            shm = shared_memory.SharedMemory(name=name, create=True, size=table_entries(size_mb) * ENTRY_BYTES)
+            size = table_entries(size_mb) * ENTRY_BYTES + BUSY_ENTRIES * 8
+            shm = shared_memory.SharedMemory(name=name, create=True, size=size)
         else:
             shm = shared_memory.SharedMemory(name=name)
         _SHARED[name] = shm
-    entries = table_entries(shm.size / (1024 * 1024))  # the block may be rounded up to whole pages
-    return (np.ndarray((entries,), np.uint64, buffer=shm.buf),
-            np.ndarray((entries,), np.int64, buffer=shm.buf, offset=entries * 8))
+    # Layout: slots, then busy marks.  The block may be rounded up to whole pages.
+    entries = table_entries((shm.size - BUSY_ENTRIES * 8) / (1024 * 1024))
+    return (np.ndarray((2 * entries,), np.uint64, buffer=shm.buf),
+            np.ndarray((BUSY_ENTRIES,), np.uint64, buffer=shm.buf, offset=entries * ENTRY_BYTES))
 
 
 def release_shared_table(name: str, unlink: bool = False, idle: bool = True) -> None:
@@ -107,14 +116,19 @@ def entry_eval(e):
     return ((e >> 43) & 0xFFFF) - 32768
 
 
+@njit(cache=True, inline="always")
+def slot_of(slots, key):
+    return 2 * np.int64(key & np.uint64((slots.shape[0] >> 1) - 1))
+
+
 @njit(cache=True)
 def tt_probe(tt, key):
     """The packed entry stored for ``key``, or 0 if none."""
-    keys, data = tt
-    i = np.int64(key & np.uint64(keys.shape[0] - 1))
-    e = data[i]
-    if (keys[i] ^ np.uint64(e)) == key and key != U0:
-        return e
+    slots = tt[0]
+    i = slot_of(slots, key)
+    e = slots[i + 1]
+    if (slots[i] ^ e) == key and key != U0:
+        return np.int64(e)
     return 0
 
 
@@ -122,28 +136,48 @@ def tt_probe(tt, key):
 def tt_store(tt, key, move, bound, depth, score, static_eval):
     """Store unless a deeper entry for the same position is there; keep its move
     when the new entry has none."""
-    keys, data = tt
-    i = np.int64(key & np.uint64(keys.shape[0] - 1))
-    old = data[i]
-    if (keys[i] ^ np.uint64(old)) == key:
-        if bound != BOUND_EXACT and entry_depth(old) > depth + 2:
+    slots = tt[0]
+    i = slot_of(slots, key)
+    old = slots[i + 1]
+    if (slots[i] ^ old) == key:
+        if bound != BOUND_EXACT and entry_depth(np.int64(old)) > depth + 2:
             return
         if move == 0:
-            move = entry_move(old)
+            move = entry_move(np.int64(old))
     depth = max(0, min(depth, 255))
-    e = pack_entry(move, bound, depth, score, static_eval)
-    keys[i] = key ^ np.uint64(e)
-    data[i] = e
+    e = np.uint64(pack_entry(move, bound, depth, score, static_eval))
+    slots[i] = key ^ e
+    slots[i + 1] = e
+
+
+@njit(cache=True, inline="always")
+def busy_with(busy, key):
+    """Whether some search sharing this table is searching the position ``key`` now."""
+    return busy[np.int64(key & np.uint64(busy.shape[0] - 1))] == key
+
+
+@njit(cache=True, inline="always")
+def mark_busy(busy, key):
+    busy[np.int64(key & np.uint64(busy.shape[0] - 1))] = key
+
+
+@njit(cache=True, inline="always")
+def clear_busy(busy, key):
+    """Unmark ``key`` unless another position has taken its slot meanwhile (a lost mark only
+    means a move searched twice, never a wrong value)."""
+    i = np.int64(key & np.uint64(busy.shape[0] - 1))
+    if busy[i] == key:
+        busy[i] = 0
 
 
 @njit(cache=True)
 def tt_fill_permille(tt):
     """Share of used slots in the first thousand (UCI ``hashfull``)."""
-    keys = tt[0]
-    n = min(1000, keys.shape[0])
+    slots = tt[0]
+    n = min(1000, slots.shape[0] >> 1)
     used = 0
     for i in range(n):
-        if keys[i] != U0:
+        if slots[2 * i] != U0:
             used += 1
     return used * 1000 // n
 
@@ -151,25 +185,25 @@ def tt_fill_permille(tt):
 def tt_export(tt, count: int):
     """The ``count`` deepest entries (keys, packed data): what a worker shares with the
     others between iterations (Jurčovič's exchange of the deepest entries)."""
-    keys, data = tt
-    used = np.nonzero(keys)[0]
+    stored, data = tt[0][0::2], tt[0][1::2].view(np.int64)
+    used = np.nonzero(stored)[0]
     if used.size == 0:
         return np.zeros(0, np.uint64), np.zeros(0, np.int64)
     depths = (data[used] >> 19) & 0xFF
     if used.size > count:
         used = used[np.argpartition(-depths, count - 1)[:count]]
-    return keys[used] ^ data[used].astype(np.uint64), data[used].copy()
+    return stored[used] ^ data[used].astype(np.uint64), data[used].copy()
 
 
 @njit(cache=True)
 def tt_import(tt, keys_in, data_in):
     """Store shared entries, keeping a deeper entry already there."""
-    keys, data = tt
-    mask = np.uint64(keys.shape[0] - 1)
+    slots = tt[0]
     for j in range(keys_in.shape[0]):
         key = keys_in[j]
-        i = np.int64(key & mask)
-        if (keys[i] ^ np.uint64(data[i])) == key and entry_depth(data[i]) >= entry_depth(data_in[j]):
+        i = slot_of(slots, key)
+        if (slots[i] ^ slots[i + 1]) == key and entry_depth(np.int64(slots[i + 1])) >= entry_depth(data_in[j]):
             continue
-        keys[i] = key ^ np.uint64(data_in[j])
-        data[i] = data_in[j]
+        e = np.uint64(data_in[j])
+        slots[i] = key ^ e
+        slots[i + 1] = e

@@ -20,7 +20,13 @@
   subtree instead of waiting for it — DPVSplit's subcontracting, decided at hand-out time.
 * ``lazy_smp``: every worker runs the whole iterative deepening; workers share no memory,
   so after every iteration the master merges the deepest table entries of all workers
-  and hands them back (``tt_exchange`` entries each; 0 turns the exchange off).
+  and hands them back (``tt_exchange`` entries each; 0 turns the exchange off).  With a
+  shared table (``shared_table``) there is nothing to exchange: every worker runs its
+  iterative deepening in one job over the one table, and the first to finish answers.
+* ``abdada``: lazy SMP over the shared table, where a worker puts off a younger brother
+  that another worker is searching at that moment (ABDADA's deferral, Weill 1996, in
+  Kerrigan's simplified form; ``players.core.search``): the workers spread over the
+  siblings instead of racing down the same subtree.
 
 Scores are fail-soft negamax values; a job answers for the position after its path,
 ``ply`` plies below the root, so mate distances agree with the sequential search.
@@ -39,7 +45,7 @@ from . import jobs
 from .jobs import SearchOptions
 from .runner import InlineRunner
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -416,6 +422,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
     iterations).  ``master.abort()`` (a deadline) or ``master.node_limit`` ends it early:
     the interrupted iteration is discarded and the last completed one answers."""
     start = time.perf_counter()
+    if algorithm == "abdada" or (algorithm == "lazy_smp" and master.options.table):
+        return shared_smp(master, fen, moves, depth)
     if algorithm == "lazy_smp":
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     board = board_after(fen, moves)
@@ -501,3 +509,36 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_ex
         raise Aborted()
     return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,
                           time.perf_counter() - start, runner.messages, history)
+
+
+def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
+    """Lazy SMP (and ABDADA, when the options defer) over one shared table: one job per
+    worker, each the whole iterative deepening to ``depth``.  The first worker to finish
+    answers and the others are stopped; a deadline stops them all and the deepest completed
+    iteration answers.  Every worker's nodes are counted, the stopped ones' too."""
+    start = time.perf_counter()
+    runner = master.runner
+    n = runner.workers
+    if master.aborted:
+        raise Aborted()
+    ids = [f"{master.key}-smp-{next(master._ids)}-w{w}" for w in range(n)]
+    # A node budget is the team's: each worker gets its share.
+    each = max(1, master.node_limit // n) if master.node_limit else None
+    master.running.update(ids)
+    futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
+                                each, key=ids[w]) for w in range(n)]
+    first = runner.first_done(futures)
+    runner.stop([j for j, f in zip(ids, futures) if f is not first])
+    results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
+    master.running.difference_update(ids)
+    for r in results:
+        master.tally.nodes += r.nodes
+        master.tally.busy += r.seconds
+        master.tally.jobs += 1
+    best = first.result()
+    if master.aborted or best.depth < depth:  # stopped by the clock or a node budget: the deepest answers
+        best = max(results, key=lambda r: (r.depth, r is first.result()))
+    if best.depth == 0:
+        raise Aborted()
+    return ParallelResult(best.move, best.score, best.depth, best.pv, master.tally, time.perf_counter() - start,
+                          runner.messages, list(best.iterations))

@@ -1,14 +1,15 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
     null_window: true          # splitting: younger brothers probed with a null window first (PVS)
     speculative: false         # root splitting: younger brothers do not wait for the eldest ...
     margin: 25                 # ... and are probed at the previous iteration's score less this
-    shared_table: false        # one table in shared memory for all workers (a local cluster only)
+    shared_table: false        # one table in shared memory for all workers (a local cluster only;
+                               # abdada needs it)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -94,6 +95,8 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     check_keys(src, cluster, ("cluster",), {"scheduler"})
     if shared and cluster.get("scheduler"):
         src.problem(("shared_table",), "a shared table needs a local cluster, not cluster.scheduler")
+    if algorithm == "abdada" and not shared:
+        src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
@@ -107,7 +110,7 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
                             get_bool(src, search, ("search", "null_move"), True),
                             get_bool(src, search, ("search", "lmr"), True),
                             get_bool(src, search, ("search", "futility"), True),
-                            get_bool(src, search, ("search", "exact"), False))
+                            get_bool(src, search, ("search", "exact"), False), defer=algorithm == "abdada")
     if src.problems:
         raise ConfigError(src.problems)
     return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,

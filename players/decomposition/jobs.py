@@ -13,6 +13,7 @@ from players.position import Position
 
 _SEARCHERS: dict = {}
 _RUNNING: dict[str, object] = {}  # job id -> searcher running it
+_STOPPED_EARLY: set[str] = set()  # jobs whose stop order came before they started
 _LOCK = threading.Lock()
 
 
@@ -25,12 +26,14 @@ class SearchOptions:
     futility: bool = True
     exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
     table: str = ""  # name of a shared-memory table the workers of one machine search with
+    defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
 
     def make_searcher(self):
         from evaluation.spec import EvalSpec
         from players.searcher import Searcher
         searcher = Searcher(EvalSpec.parse(self.mask), 1 if self.table else self.hash_mb, null_move=self.null_move,
-                            lmr=self.lmr, futility=self.futility, exact=self.exact)
+                            lmr=self.lmr, futility=self.futility, exact=self.exact,
+                            defer=self.defer and bool(self.table))
         if self.table:
             from players.core.tt import shared_table
             searcher.tt = shared_table(self.table)
@@ -100,13 +103,14 @@ def clear(key: str) -> None:
 @dataclass(frozen=True)
 class IterationResult:
     worker: str
-    depth: int
+    depth: int  # the deepest iteration completed (0: none)
     score: int
     move: str
     pv: tuple[str, ...]
     nodes: int
     seconds: float
     exported: tuple[np.ndarray, np.ndarray] | None
+    iterations: tuple[tuple[int, int, str], ...] = ()  # (depth, score, move) of every completed iteration
 
 
 def run_iteration(key: str, job: str, options: SearchOptions, fen: str, moves: tuple[str, ...], depth: int,
@@ -132,15 +136,46 @@ def run_iteration(key: str, job: str, options: SearchOptions, fen: str, moves: t
                            time.perf_counter() - start, exported)
 
 
+def run_search(key: str, job: str, options: SearchOptions, fen: str, moves: tuple[str, ...], depth: int,
+               nodes: int | None = None) -> IterationResult:
+    """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
+    ``depth``, until the master stops it (another worker finished first, or the move's time
+    is up); the answer is its deepest completed iteration and every node it searched."""
+    from players.core.search import C_STOP
+    from players.result import SearchLimits
+    searcher = searcher_for(key, options)
+    start = time.perf_counter()
+    with _LOCK:
+        if job in _STOPPED_EARLY:  # stopped before it began: nothing to search
+            _STOPPED_EARLY.discard(job)
+            return IterationResult(worker_name(), 0, 0, "", (), 0, 0.0, None)
+        searcher.ctx[C_STOP][0] = 0
+        _RUNNING[job] = searcher
+    try:
+        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth, nodes=nodes or None),
+                                 clear_stop=False)
+    finally:
+        with _LOCK:
+            _RUNNING.pop(job, None)
+    iterations = tuple((it.depth, it.score_cp, it.pv[0] if it.pv else result.bestmove) for it in result.iterations)
+    return IterationResult(worker_name(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
+                           time.perf_counter() - start, None, iterations)
+
+
 async def stop_jobs(job_ids: list[str]) -> int:
-    """A cut-off made these jobs useless: stop them (their answers are discarded)."""
+    """A cut-off made these jobs useless, or the move's time is up: stop them.  A job not
+    started yet is remembered, so that it does not start a search nobody waits for."""
     stopped = 0
     with _LOCK:
+        if len(_STOPPED_EARLY) > 10_000:  # orders for jobs that had finished: forget them
+            _STOPPED_EARLY.clear()
         for job in job_ids:
             s = _RUNNING.get(job)
             if s is not None:
                 s.stop()
                 stopped += 1
+            else:
+                _STOPPED_EARLY.add(job)
     return stopped
 
 

@@ -86,7 +86,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     suite = load_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
-    options: SearchOptions = variants[0].search
+    options: SearchOptions = replace(variants[0].search, defer=False, table="")
     # The sequential reference: one searcher, fresh table per position.
     seq_scores, t1, n1 = [], 0.0, 0
     for fen in fens:

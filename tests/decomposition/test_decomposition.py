@@ -111,8 +111,11 @@ def test_the_player_with_a_shared_table_plays_and_frees_it():
 
 def test_bad_decomposition_files_are_named():
     from ensemble.yaml_source import ConfigError
-    with pytest.raises(ConfigError, match="unknown algorithm 'abdada'"):
+    with pytest.raises(ConfigError, match="unknown algorithm 'dts'"):
+        load_decomposition(text="algorithm: dts\n")
+    with pytest.raises(ConfigError, match="abdada defers moves through a shared table"):
         load_decomposition(text="algorithm: abdada\n")
+    assert load_decomposition(text="algorithm: abdada\nshared_table: true\n").search.defer
     with pytest.raises(ConfigError, match="search.mask"):
         load_decomposition(text="algorithm: pv_split\nsearch: {mask: MQ}\n")
     with pytest.raises(ConfigError, match="speculative.*only root_split"):
@@ -152,19 +155,87 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
 
 
 @pytest.mark.parametrize("algorithm,options", [("root_split", {}), ("root_split", {"speculative": True}),
-                                               ("lazy_smp", {})])
+                                               ("lazy_smp", {}), ("abdada", {})])
 def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options):
-    """Workers writing one lockless table in shared memory (torn entries fail the key test)."""
+    """Workers writing one lockless table in shared memory (torn entries fail the key test);
+    ABDADA's workers also defer each other's moves through it."""
     from dataclasses import replace
+
+    from players.decomposition.player import drop_all
     runner = DaskRunner(2)
     try:
-        for i, p in enumerate(bk[:8]):
+        nodes = 0
+        for i, p in enumerate(bk):
             table = runner.new_table(f"concilio-test-{time.time_ns()}", 4)
-            master = Master(runner, replace(EXACT, table=table), f"shared-{i}-{time.time_ns()}", True, **options)
+            search = replace(EXACT, table=table, defer=algorithm == "abdada")
+            master = Master(runner, search, f"shared-{i}-{time.time_ns()}", True, **options)
             r = iterate(master, algorithm, p.fen, (), 4, 0)
-            from players.decomposition.player import drop_all
             drop_all(runner, master.key)
             runner.release_table(table)
             assert r.score == sequential[i][0], (i, algorithm, options)
+            assert r.depth == 4
+            nodes += r.tally.nodes
+        assert nodes > 0  # every worker's nodes are counted, the stopped ones' too
     finally:
         runner.close()
+
+
+def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
+    """ABDADA's deferral in the search core: mark the second root move's position busy (as
+    if another worker searched it); the search puts it off, still searches it (its mark is
+    cleared afterwards) and returns the same fixed-depth score."""
+    from dataclasses import replace
+
+    from players.core.moves import ST_PLY
+    from players.core.search import C_OPTS, O_DEFER
+    from players.core.tt import busy_with, mark_busy
+    from players.position import Position
+    changed = 0
+    for p in bk[:12]:
+        plain = EXACT.make_searcher()
+        expected = plain.search(p.fen, SearchLimits(depth=4))
+        deferring = replace(EXACT, defer=True, table="").make_searcher()
+        deferring.ctx[C_OPTS][O_DEFER] = 1  # on a private table: only the mark made here is set
+        root_moves, n = deferring._root_moves(Position.from_fen(p.fen), None)
+        if n < 3:
+            continue
+        child = Position.from_fen(p.fen, (_uci(root_moves[1]),)).arrays
+        key = child[4][child[2][ST_PLY]]
+        mark_busy(deferring.tt[1], key)
+        result = deferring.search(p.fen, SearchLimits(depth=4))
+        assert result.score_cp == expected.score_cp, p.fen
+        assert not busy_with(deferring.tt[1], key)
+        changed += result.nodes != expected.nodes
+    assert changed > 0  # the order changed, so did the tree
+
+
+def _uci(code) -> str:
+    from players.core.moves import move_to_uci
+    return move_to_uci(int(code))
+
+
+def test_a_job_stopped_before_it_starts_does_not_search():
+    """The master may stop a lazy SMP job before the worker has started it (the deadline came
+    first); the job must then answer at once instead of searching to its full depth."""
+    import asyncio
+
+    from players.decomposition import jobs
+    asyncio.run(jobs.stop_jobs(["early-job"]))
+    started = time.perf_counter()
+    r = jobs.run_search("early-key", "early-job", EXACT, chess.STARTING_FEN, (), 60)
+    assert r.depth == 0 and r.nodes == 0 and time.perf_counter() - started < 1.0
+
+
+def test_the_abdada_player_answers_within_its_movetime():
+    config = load_decomposition(text="algorithm: abdada\nworkers: 2\nshared_table: true\nsearch: {hash_mb: 4}\n")
+    with DecompositionPlayer(config) as player:
+        board = chess.Board()
+        board.push_uci("d2d4")
+        started = time.perf_counter()
+        result = player.search(board, SearchLimits(movetime=1000))
+        elapsed = time.perf_counter() - started
+        assert chess.Move.from_uci(result.bestmove) in board.legal_moves
+        assert result.depth >= 5 and elapsed < 1.0 + 0.5
+        assert result.iterations and result.iterations[-1].depth == result.depth
+        fixed = player.search(chess.Board(), SearchLimits(depth=6))
+        assert fixed.depth == 6
