@@ -5,7 +5,9 @@ from fresh tables.  Per algorithm and worker count: T (seconds), N (nodes),
 S = T1/Tn, E = S/n, SO = Nn/N1 − 1, VR = N/T, S_vr = VRn/VR1, the production factor
 (share of the workers' time spent searching), messages, and how many answers equal
 the sequential search's score.  With more workers than cores only N and SO mean
-anything (the workers share the cores): those rows are marked "nodes only".
+anything (the workers share the cores): those rows are marked "nodes only".  The
+time-based rows of more than one worker are compared with a second sequential run
+made just before them, since this machine's speed drifts over minutes.
 
     name: speedup
     positions: ../../../shared/data/suites/bratko-kopec.epd
@@ -86,16 +88,8 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     suite = load_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
-    options: SearchOptions = replace(variants[0].search, defer=False, table="")
-    # The sequential reference: one searcher, fresh table per position.
-    seq_scores, t1, n1 = [], 0.0, 0
-    for fen in fens:
-        searcher = options.make_searcher()
-        started = time.perf_counter()
-        r = searcher.search(fen, SearchLimits(depth=depth))
-        t1 += time.perf_counter() - started
-        n1 += r.nodes
-        seq_scores.append(r.score_cp)
+    reference: SearchOptions = replace(variants[0].search, defer=False, table="")
+    t1, n1, seq_scores = sequential_reference(reference, fens, depth)
     vr1 = n1 / t1
     out(f"sequential: T {t1:.2f} s  N {n1}  VR {vr1:,.0f} nodes/s  ({len(fens)} positions, depth {depth})")
     rows: list[Row] = []
@@ -106,6 +100,12 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         if n > 1:
             job_rt, bcast = runner.latency()
             out(f"{n} workers: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
+        if 1 < n <= cores:
+            # This machine's speed drifts by 10-20 % over minutes: time-based rows are compared
+            # with a sequential run made just before them (the idle cluster waits meanwhile).
+            t1, _, _ = sequential_reference(reference, fens, depth)
+            vr1 = n1 / t1
+            out(f"sequential again: T {t1:.2f} s  VR {vr1:,.0f} nodes/s  (the reference of the {n}-worker rows)")
         try:
             for v in variants:
                 T = N = busy = 0.0
@@ -137,6 +137,19 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         finally:
             runner.close()
     return rows
+
+
+def sequential_reference(options: SearchOptions, fens: list[str], depth: int) -> tuple[float, int, list[int]]:
+    """T1, N1 and the scores of the sequential search: one searcher, a fresh table per position."""
+    scores, t1, n1 = [], 0.0, 0
+    for fen in fens:
+        searcher = options.make_searcher()
+        started = time.perf_counter()
+        r = searcher.search(fen, SearchLimits(depth=depth))
+        t1 += time.perf_counter() - started
+        n1 += r.nodes
+        scores.append(r.score_cp)
+    return t1, n1, scores
 
 
 HEAD = f"{'algorithm':24s} {'n':>2s} {'T s':>7s} {'N':>10s} {'S':>5s} {'E':>5s} {'SO':>6s} {'VR':>9s} " \
