@@ -19,10 +19,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from players.decomposition.algorithms import Master, iterate
 from players.decomposition.config import load_decomposition
-from players.decomposition.player import drop_all
 from players.decomposition.runner import DaskRunner
+from players.decomposition.speedup import timed_search
 from players.result import SearchLimits
 from tournaments.epd import load_suite
 
@@ -41,20 +40,12 @@ def one_run(runner: DaskRunner, config, fens: list[str], depth: int, run: int) -
         expected = searcher.search(fen, SearchLimits(depth=depth))
         t1 += time.perf_counter() - started
         n1 += expected.nodes
-        options = exact
-        if config.shared_table:
-            options = replace(exact, table=runner.new_table(f"concilio-paired-{os.getpid()}-{run}-{i}",
-                                                             exact.hash_mb))
-        master = Master(runner, options, f"paired-{run}-{i}-{time.time_ns()}", **config.master_options())
-        started = time.perf_counter()
-        result = iterate(master, config.algorithm, fen, (), depth, config.tt_exchange)
-        tn += time.perf_counter() - started
+        result, seconds = timed_search(runner, config, exact, fen, depth, f"paired-{run}-{i}-{time.time_ns()}",
+                                       f"concilio-paired-{os.getpid()}-{run}-{i}")
+        tn += seconds
         nn += result.tally.nodes
         busy += result.tally.busy
         wrong += result.score != expected.score_cp
-        drop_all(runner, master.key)
-        if options.table:
-            runner.release_table(options.table)
     n = runner.workers
     return {"T1": t1, "Tn": tn, "S": t1 / tn, "E": t1 / tn / n, "SO": nn / n1 - 1,
             "speed": (nn / busy) / (n1 / t1) if busy else float("nan"), "wrong": wrong}

@@ -222,17 +222,13 @@ class Master:
                         self.runner.share({j: -alpha for j, _, _ in running.values()})
                 queue.insert(0, (m, s))
                 continue
-            if s > best or (s == best and m == best_move):
-                best = s
-                if s > alpha or m == best_move:
-                    best_move, best_pv = m, (m,) + r.pv
-                    if m not in improved:
-                        improved.append(m)
-                    alpha = max(alpha, s)
-                    if alpha >= beta:
-                        break
-                    if self.score_sharing and running:
-                        self.runner.share({j: -alpha for j, _, _ in running.values()})
+            best, best_move, best_pv, taken = fold_answer(s, m, r.pv, best, best_move, best_pv, alpha, improved)
+            if taken:
+                alpha = max(alpha, s)
+                if alpha >= beta:
+                    break
+                if self.score_sharing and running:
+                    self.runner.share({j: -alpha for j, _, _ in running.values()})
         if running:  # a cut-off: the rest is not needed
             self.runner.stop([j for j, _, _ in running.values()])
             self.running.difference_update(j for j, _, _ in running.values())
@@ -305,12 +301,10 @@ class Master:
                         queue.insert(0, (m, "probe", alpha))
                     else:
                         pending.append((m, s))
-            elif s > best or (s == best and m == best_move):
-                best = s
-                if s > alpha or m == best_move:
-                    best_move, best_pv = m, (m,) + r.pv
-                    if m not in improved:
-                        improved.append(m)
+            else:
+                best, best_move, best_pv, taken = fold_answer(s, m, r.pv, best, best_move, best_pv, alpha,
+                                                              improved)
+                if taken:
                     raised = s > alpha
                     alpha = max(alpha, s)
             if kind == "full":
@@ -392,6 +386,20 @@ class Master:
         value, _, sub_pv, _ = self.pv_split(fen, path + (first,), pv[1:], child_depth(board, first, depth), ply + 1,
                                             -beta, -alpha)
         return self.split(fen, path, board, depth, ply, alpha, beta, children, (-value, (first,) + sub_pv))
+
+
+def fold_answer(s: int, move: str, pv: tuple[str, ...], best: int, best_move: str, best_pv: tuple[str, ...],
+                alpha: int, improved: list[str]) -> tuple[int, str, tuple[str, ...], bool]:
+    """A child's exact answer folded into its split node's best: (best, best move, PV, taken).
+    Taken when the child beats alpha, or is the best move searched again (its value and PV
+    replace the old ones); a child that raised the score joins ``improved``."""
+    if s > best or (s == best and move == best_move):
+        best = s
+        if s > alpha or move == best_move:
+            if move not in improved:
+                improved.append(move)
+            return best, move, (move,) + pv, True
+    return best, best_move, best_pv, False
 
 
 def child_depth(board: chess.Board, move: str, depth: int) -> int:

@@ -30,7 +30,7 @@ from pathlib import Path
 from ensemble.yaml_source import ConfigError, load_yaml
 from players.result import SearchLimits
 from tournaments.epd import load_suite
-from .algorithms import Master, iterate
+from .algorithms import Master, ParallelResult, iterate
 from .config import DecompositionConfig, load_decomposition
 from .jobs import SearchOptions
 from .runner import DaskRunner, InlineRunner
@@ -112,23 +112,13 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 agree = messages = 0
                 for i, fen in enumerate(fens):
                     runner.messages = 0
-                    key = f"{v.name}-{n}-{i}-{time.time_ns()}"
-                    options = v.search
-                    if v.shared_table:  # a fresh shared table per position, as the sequential search has
-                        options = replace(options, table=runner.new_table(f"concilio-{os.getpid()}-{i}-{n}",
-                                                                          options.hash_mb))
-                    master = Master(runner, options, key, **v.master_options())
-                    started = time.perf_counter()
-                    r = iterate(master, v.algorithm, fen, (), depth, v.tt_exchange)
-                    T += time.perf_counter() - started
+                    r, seconds = timed_search(runner, v, v.search, fen, depth, f"{v.name}-{n}-{i}-{time.time_ns()}",
+                                              f"concilio-{os.getpid()}-{i}-{n}")
+                    T += seconds
                     N += r.tally.nodes
                     busy += r.tally.busy
                     messages += r.messages
                     agree += r.score == seq_scores[i]
-                    from .player import drop_all
-                    drop_all(runner, key)
-                    if options.table:
-                        runner.release_table(options.table)
                 S = t1 / T
                 row = Row(v.name, n, n <= cores, T, int(N), S, S / n, N / n1 - 1, N / T, (N / T) / vr1,
                           busy / (T * n), messages, agree, len(fens))
@@ -137,6 +127,24 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         finally:
             runner.close()
     return rows
+
+
+def timed_search(runner, variant: DecompositionConfig, options: SearchOptions, fen: str, depth: int, key: str,
+                 table: str) -> tuple[ParallelResult, float]:
+    """One position searched by one algorithm, and the seconds it took: a fresh shared table
+    (named ``table``) when the variant asks, as the sequential search has a fresh one; the
+    workers' searchers and the table are freed afterwards, outside the timing."""
+    from .player import drop_all
+    if variant.shared_table:
+        options = replace(options, table=runner.new_table(table, options.hash_mb))
+    master = Master(runner, options, key, **variant.master_options())
+    started = time.perf_counter()
+    result = iterate(master, variant.algorithm, fen, (), depth, variant.tt_exchange)
+    seconds = time.perf_counter() - started
+    drop_all(runner, key)
+    if options.table:
+        runner.release_table(options.table)
+    return result, seconds
 
 
 def sequential_reference(options: SearchOptions, fens: list[str], depth: int) -> tuple[float, int, list[int]]:

@@ -80,18 +80,25 @@ def test_a_cutoff_cancels_the_jobs_still_running():
         runner.close()
 
 
-def test_the_player_answers_within_its_movetime():
-    config = load_decomposition(text="algorithm: pv_split\nworkers: 2\nmin_split_depth: 3\n")
-    with DecompositionPlayer(config) as player:
+def play_within(text: str, first: str, movetime: int, fixed_depth: int):
+    """The player's answer after ``first`` within ``movetime`` ms (checked: legal, on time plus
+    0.5 s), and then at a fixed depth from the start (checked: that depth)."""
+    with DecompositionPlayer(load_decomposition(text=text)) as player:
         board = chess.Board()
-        board.push_uci("e2e4")
+        board.push_uci(first)
         started = time.perf_counter()
-        result = player.search(board, SearchLimits(movetime=1500))
+        result = player.search(board, SearchLimits(movetime=movetime))
         elapsed = time.perf_counter() - started
         assert chess.Move.from_uci(result.bestmove) in board.legal_moves
-        assert result.depth >= 2 and elapsed < 1.5 + 0.5
-        fixed = player.search(chess.Board(), SearchLimits(depth=5))
-        assert fixed.depth == 5
+        assert elapsed < movetime / 1000 + 0.5
+        fixed = player.search(chess.Board(), SearchLimits(depth=fixed_depth))
+        assert fixed.depth == fixed_depth
+    return result
+
+
+def test_the_player_answers_within_its_movetime():
+    result = play_within("algorithm: pv_split\nworkers: 2\nmin_split_depth: 3\n", "e2e4", 1500, 5)
+    assert result.depth >= 2
 
 
 def test_the_player_with_a_shared_table_plays_and_frees_it():
@@ -227,15 +234,7 @@ def test_a_job_stopped_before_it_starts_does_not_search():
 
 
 def test_the_abdada_player_answers_within_its_movetime():
-    config = load_decomposition(text="algorithm: abdada\nworkers: 2\nshared_table: true\nsearch: {hash_mb: 4}\n")
-    with DecompositionPlayer(config) as player:
-        board = chess.Board()
-        board.push_uci("d2d4")
-        started = time.perf_counter()
-        result = player.search(board, SearchLimits(movetime=1000))
-        elapsed = time.perf_counter() - started
-        assert chess.Move.from_uci(result.bestmove) in board.legal_moves
-        assert result.depth >= 5 and elapsed < 1.0 + 0.5
-        assert result.iterations and result.iterations[-1].depth == result.depth
-        fixed = player.search(chess.Board(), SearchLimits(depth=6))
-        assert fixed.depth == 6
+    result = play_within("algorithm: abdada\nworkers: 2\nshared_table: true\nsearch: {hash_mb: 4}\n", "d2d4",
+                         1000, 6)
+    assert result.depth >= 5
+    assert result.iterations and result.iterations[-1].depth == result.depth
