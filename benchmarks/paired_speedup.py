@@ -60,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     config = load_decomposition(args.config)
     fens = [p.fen for p in load_suite(SUITE).positions][: args.limit]
-    runner = DaskRunner(config.workers)
+    runner = DaskRunner(config.workers, threads=config.threads)
     try:
         runs = []
         for run in range(args.runs):

@@ -25,7 +25,7 @@ from .position import (current_key, in_check, insufficient_material, is_attacked
                        occupancy, repetition_count, unmake_move, unmake_null_move)
 from .unmanaged import unmanaged_position, unmanaged_table
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
-                 entry_eval, entry_move, entry_score, mark_busy, new_table, tt_probe, tt_store)
+                 entry_eval, entry_move, entry_score, mark_busy, new_table, tt_prefetch, tt_probe, tt_store)
 
 MAX_PLY = 128
 INF = 32001
@@ -454,6 +454,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             # (measured: SO 0.090 against 0.101 in three paired runs each).
             settled, s = table_cutoff(tt_probe(tt, key), depth, ply, alpha, beta, opts[O_EXACT] != 0)
             if settled:
+                ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here
                 return s
         if i < n:
             m = pick_move(moves, scores, i, n)
@@ -471,7 +472,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         if futile and quiet and not gives_check and searched > 0:
             unmake_move(pos)
             continue
-        child = current_key(pos) if defer else U0
+        child = current_key(pos)
+        new_depth = depth - 1 + (1 if gives_check else 0)
+        if new_depth > 0:
+            tt_prefetch(tt, child)  # its probe comes first thing in the child
         if may_defer and busy_with(busy, child):
             unmake_move(pos)
             deferred[n_deferred] = m
@@ -479,7 +483,6 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             continue
         if defer:
             mark_busy(busy, child)
-        new_depth = depth - 1 + (1 if gives_check else 0)
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
         else:

@@ -15,7 +15,10 @@ right now: searches sharing the table defer a younger brother another one is
 searching (ABDADA's deferral, see ``players.core.search``).
 """
 import numpy as np
+from llvmlite import ir
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
 from .bitboard import U0
 
@@ -44,12 +47,27 @@ def clear_table(tt) -> None:
 
 _SHARED: dict[str, object] = {}  # name -> SharedMemory kept open by this process
 _RETIRED: list = []  # released tables whose mapping is closed at the next idle release
+_LOCAL: dict[str, tuple] = {}  # name -> a table in this process's memory, for its search threads
+
+
+def local_table(name: str, size_mb: float):
+    """A named table in this process's own memory, for the search threads of one process
+    (``threads: true``): ordinary memory gets huge pages (NumPy asks for them), shared
+    memory gets none on this machine, and a search over the latter ran at 0.89-0.94 of the
+    speed (``docs/decomposition.md``).  :func:`shared_table` finds it by its name."""
+    table = _LOCAL.get(name)
+    if table is None:
+        table = _LOCAL[name] = new_table(size_mb)
+    return table
 
 
 def shared_table(name: str, size_mb: float | None = None):
     """A table in shared memory, created when ``size_mb`` is given, else attached: the
-    workers of one machine search with one table, as threads of one engine would."""
+    workers of one machine search with one table, as threads of one engine would.  A
+    table of this process's own (:func:`local_table`) of that name comes first."""
     from multiprocessing import shared_memory
+    if name in _LOCAL:
+        return _LOCAL[name]
     shm = _SHARED.get(name)
     if shm is None:
         if size_mb is not None:  # a new block is zero-filled: an empty table
@@ -78,6 +96,7 @@ def release_shared_table(name: str, unlink: bool = False, idle: bool = True) -> 
                 _RETIRED.remove(shm)
             except BufferError:  # an array over it is still alive here: next time
                 pass
+    _LOCAL.pop(name, None)  # freed once the last searcher over it is gone
     shm = _SHARED.pop(name, None)
     if shm is not None:
         if unlink:
@@ -119,6 +138,36 @@ def entry_eval(e):
 @njit(cache=True, inline="always")
 def slot_of(slots, key):
     return 2 * np.int64(key & np.uint64((slots.shape[0] >> 1) - 1))
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Ask the CPU to bring ``array[index]``'s cache line (and its page's translation) in
+    now, without waiting for it: LLVM's ``prefetch`` for reading, high locality."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(array)(context, builder, value=args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array, view, [args[1]], wraparound=False)
+        int32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [pointer.type, int32, int32, int32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [pointer, ir.Constant(int32, 0), ir.Constant(int32, 3), ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
+@njit(cache=True, inline="always")
+def tt_prefetch(tt, key):
+    """Start fetching ``key``'s slot while the caller does other work: a search prefetches a
+    child's slot right after making the move, so that the child's probe finds it in cache.
+    Random probes over a table of many megabytes miss the cache and the TLB; in a shared
+    table without huge pages (shared memory gets none on this machine) the misses cost
+    the most (see ``docs/decomposition.md``)."""
+    slots = tt[0]
+    _prefetch(slots, slot_of(slots, key))
 
 
 @njit(cache=True)

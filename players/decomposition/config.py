@@ -10,6 +10,8 @@
     margin: 25                 # ... and are probed at the previous iteration's score less this
     shared_table: false        # one table in shared memory for all workers (a local cluster only;
                                # abdada needs it)
+    threads: false             # the workers are search threads of one worker process (a local
+                               # cluster only): a shared table is then that process's memory
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -26,7 +28,7 @@ from .jobs import SearchOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "shared_table", "search", "cluster"}
+            "null_window", "speculative", "margin", "shared_table", "threads", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -45,6 +47,7 @@ class DecompositionConfig:
     speculative: bool = False
     margin: int = 25
     shared_table: bool = False
+    threads: bool = False
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -95,6 +98,9 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     check_keys(src, cluster, ("cluster",), {"scheduler"})
     if shared and cluster.get("scheduler"):
         src.problem(("shared_table",), "a shared table needs a local cluster, not cluster.scheduler")
+    threads = get_bool(src, data, ("threads",), False)
+    if threads and cluster.get("scheduler"):
+        src.problem(("threads",), "search threads of one process need a local cluster, not cluster.scheduler")
     if algorithm == "abdada" and not shared:
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
@@ -115,4 +121,4 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
         raise ConfigError(src.problems)
     return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
-                               speculative, 25 if margin is None else margin, shared)
+                               speculative, 25 if margin is None else margin, shared, bool(threads))

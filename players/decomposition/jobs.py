@@ -191,6 +191,12 @@ async def drop_prefix(prefix: str) -> int:
     return drop_prefix_sync(prefix)
 
 
+def create_local_table(name: str, size_mb: float) -> None:
+    """The table the search threads of this worker process share (``threads: true``)."""
+    from players.core.tt import local_table
+    local_table(name, size_mb)
+
+
 async def release_table(name: str) -> None:
     """Detach this worker from a shared table (its searchers are dropped first)."""
     from players.core.tt import release_shared_table
@@ -200,9 +206,13 @@ async def release_table(name: str) -> None:
 
 
 def warm() -> str:
-    """Load the compiled search in this worker (a tiny search), so that no job pays for it."""
+    """Load the compiled search in this worker (a tiny search through each entry point the
+    jobs use: the whole iterative deepening and one node's search), so that no job pays for
+    it (compiling afresh, after the search's source changed, takes seconds)."""
     from players.result import SearchLimits
-    SearchOptions().make_searcher().search(None, SearchLimits(depth=1))
+    searcher = SearchOptions().make_searcher()
+    searcher.search(None, SearchLimits(depth=1))
+    searcher.search_node(Position.from_fen(moves=("e2e4",)), 1, 1, -32001, 32001)
     return worker_name()
 
 

@@ -29,8 +29,8 @@ class DecompositionPlayer:
 
     def start(self) -> "DecompositionPlayer":
         if self._runner is None:
-            self._runner = DaskRunner(self.config.workers, self.config.scheduler) if self.config.workers > 1 or \
-                self.config.scheduler else InlineRunner()
+            self._runner = DaskRunner(self.config.workers, self.config.scheduler, threads=self.config.threads) \
+                if self.config.workers > 1 or self.config.scheduler else InlineRunner()
         return self
 
     def __enter__(self) -> "DecompositionPlayer":

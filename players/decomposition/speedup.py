@@ -96,18 +96,23 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     cores = len(os.sched_getaffinity(0))
     counts = sorted(set(settings["workers"]) | set(settings["node_workers"]))
     for n in counts:
-        runner = InlineRunner() if n == 1 else DaskRunner(n)
-        if n > 1:
-            job_rt, bcast = runner.latency()
-            out(f"{n} workers: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
-        if 1 < n <= cores:
-            # This machine's speed drifts by 10-20 % over minutes: time-based rows are compared
-            # with a sequential run made just before them (the idle cluster waits meanwhile).
-            t1, _, _ = sequential_reference(reference, fens, depth)
-            vr1 = n1 / t1
-            out(f"sequential again: T {t1:.2f} s  VR {vr1:,.0f} nodes/s  (the reference of the {n}-worker rows)")
+        # One runner per kind of worker the variants ask for: processes, or threads of one process.
+        runners: dict[bool, object] = {}
         try:
+            for threads in sorted({v.threads for v in variants}) if n > 1 else [False]:
+                runners[threads] = runner = InlineRunner() if n == 1 else DaskRunner(n, threads=threads)
+                if n > 1:
+                    job_rt, bcast = runner.latency()
+                    kind = "threads of one process" if threads else "workers"
+                    out(f"{n} {kind}: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
+            if 1 < n <= cores:
+                # This machine's speed drifts by 10-20 % over minutes: time-based rows are compared
+                # with a sequential run made just before them (the idle cluster waits meanwhile).
+                t1, _, _ = sequential_reference(reference, fens, depth)
+                vr1 = n1 / t1
+                out(f"sequential again: T {t1:.2f} s  VR {vr1:,.0f} nodes/s  (the reference of the {n}-worker rows)")
             for v in variants:
+                runner = runners[v.threads and n > 1]
                 T = N = busy = 0.0
                 agree = messages = 0
                 for i, fen in enumerate(fens):
@@ -125,7 +130,8 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 rows.append(row)
                 out(format_row(row))
         finally:
-            runner.close()
+            for runner in runners.values():
+                runner.close()
     return rows
 
 

@@ -123,6 +123,12 @@ def test_bad_decomposition_files_are_named():
     with pytest.raises(ConfigError, match="abdada defers moves through a shared table"):
         load_decomposition(text="algorithm: abdada\n")
     assert load_decomposition(text="algorithm: abdada\nshared_table: true\n").search.defer
+    with pytest.raises(ConfigError, match="threads.*local cluster"):
+        load_decomposition(text="algorithm: abdada\nshared_table: true\nthreads: true\n"
+                                "cluster: {scheduler: 'tcp://10.0.0.1:8786'}\n")
+    assert load_decomposition("abdada").threads and not load_decomposition(text="algorithm: lazy_smp\n").threads
+    with pytest.raises(ValueError, match="local cluster"):
+        DaskRunner(2, "tcp://10.0.0.1:8786", threads=True)
     with pytest.raises(ConfigError, match="search.mask"):
         load_decomposition(text="algorithm: pv_split\nsearch: {mask: MQ}\n")
     with pytest.raises(ConfigError, match="speculative.*only root_split"):
@@ -161,15 +167,18 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
         assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
 
 
-@pytest.mark.parametrize("algorithm,options", [("root_split", {}), ("root_split", {"speculative": True}),
-                                               ("lazy_smp", {}), ("abdada", {})])
-def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options):
-    """Workers writing one lockless table in shared memory (torn entries fail the key test);
-    ABDADA's workers also defer each other's moves through it."""
+@pytest.mark.parametrize("algorithm,options,threads", [("root_split", {}, False),
+                                                       ("root_split", {"speculative": True}, False),
+                                                       ("lazy_smp", {}, False), ("abdada", {}, False),
+                                                       ("abdada", {}, True)])
+def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options, threads):
+    """Workers writing one lockless table in shared memory (torn entries fail the key test),
+    or search threads writing one in their process's memory; ABDADA's workers also defer
+    each other's moves through it."""
     from dataclasses import replace
 
     from players.decomposition.player import drop_all
-    runner = DaskRunner(2)
+    runner = DaskRunner(2, threads=threads)
     try:
         nodes = 0
         for i, p in enumerate(bk):
@@ -233,8 +242,34 @@ def test_a_job_stopped_before_it_starts_does_not_search():
     assert r.depth == 0 and r.nodes == 0 and time.perf_counter() - started < 1.0
 
 
+def test_search_threads_of_one_worker_search_at_the_same_time(bk):
+    """``threads``: two actors in one worker process, each with its own thread.  Were they one
+    thread (Dask's default for actors), the second job would start only after the first had
+    answered, find its stop order and return at once: busy time would be the wall time, not
+    twice it."""
+    from dataclasses import replace
+
+    from players.decomposition.player import drop_all
+    runner = DaskRunner(2, threads=True)
+    try:
+        assert runner.workers == 2 and len(runner.addresses) == 1 and len(runner.signal_actors) == 1
+        table = runner.new_table(f"concilio-test-{time.time_ns()}", 4)
+        master = Master(runner, replace(EXACT, table=table, defer=True), f"threads-{time.time_ns()}", True)
+        r = iterate(master, "abdada", bk[3].fen, (), 6, 0)
+        assert r.tally.jobs == 2 and r.tally.busy > 1.5 * r.wall, (r.tally.busy, r.wall)
+        drop_all(runner, master.key)
+        runner.release_table(table)
+
+        def local_tables() -> list[str]:  # nested: cloudpickle sends it by value
+            from players.core import tt
+            return list(tt._LOCAL)
+        assert runner.client.run(local_tables) == {runner.addresses[0]: []}
+    finally:
+        runner.close()
+
+
 def test_the_abdada_player_answers_within_its_movetime():
-    result = play_within("algorithm: abdada\nworkers: 2\nshared_table: true\nsearch: {hash_mb: 4}\n", "d2d4",
-                         1000, 6)
+    result = play_within("algorithm: abdada\nworkers: 2\nshared_table: true\nthreads: true\nsearch: {hash_mb: 4}\n",
+                         "d2d4", 1000, 6)
     assert result.depth >= 5
     assert result.iterations and result.iterations[-1].depth == result.depth
