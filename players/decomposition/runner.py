@@ -68,8 +68,9 @@ class InlineRunner:
         pass
 
     def new_table(self, name: str, size_mb: float) -> str:
-        from players.core.tt import shared_table
-        shared_table(name, size_mb)
+        """The jobs run in this process: the table is its own memory (huge pages), not shared."""
+        from players.core.tt import local_table
+        local_table(name, size_mb)
         return name
 
     def release_table(self, name: str) -> None:
