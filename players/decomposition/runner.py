@@ -180,18 +180,18 @@ class DaskRunner:
             self.client.wait_for_workers(1 if threads else workers, timeout=120)
         self.addresses = sorted(self.client.scheduler_info().get("workers", {}))
         # The worker process of each actor: one per worker, or all on the one with threads.
-        homes = [self.addresses[0]] * (workers or 2) if threads else self.addresses
+        places = [self.addresses[0]] * (workers or 2) if threads else self.addresses
         if threads:
-            self.client.run(widen_actor_threads, len(homes))
-        self.workers = len(homes) or (workers or 1)
+            self.client.run(widen_actor_threads, len(places))
+        self.workers = len(places) or (workers or 1)
         self.messages = 0
         self.finished = threading.Condition()
-        self.load = [0] * len(homes)  # jobs sent to each actor and not answered yet
+        self.load = [0] * len(places)  # jobs sent to each actor and not answered yet
         self.homes: dict[Hashable, int] = {}  # where each subtree was searched last
         self.actors = [self.client.submit(SearchActor, actor=True, workers=[a], allow_other_workers=False,
-                                          pure=False).result(timeout=120) for a in homes]
+                                          pure=False).result(timeout=120) for a in places]
         # Bounds and stop orders go to each worker process once (any of its actors will do).
-        self.signal_actors = [self.actors[homes.index(a)] for a in dict.fromkeys(homes)]
+        self.signal_actors = [self.actors[places.index(a)] for a in dict.fromkeys(places)]
         # Every worker loads the compiled search now, not during the first timed job.
         for call in [self.submit_to(i, jobs.warm) for i in range(len(self.actors))]:
             call.result(timeout=600)
