@@ -165,6 +165,19 @@ def table_cutoff(entry, depth, ply, alpha, beta, exact):
     return b == BOUND_EXACT or (b == BOUND_LOWER and s >= beta) or (b == BOUND_UPPER and s <= alpha), s
 
 
+@njit(cache=True, inline="always")
+def defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, item):
+    """ABDADA at one move (``child`` the position it leads to): put it off when allowed and
+    another search is busy with it (``item`` joins ``deferred``), else mark it busy when
+    deferring.  Returns (put off, the new count of deferred items)."""
+    if may_defer and busy_with(busy, child):
+        deferred[n_deferred] = item
+        return True, n_deferred + 1
+    if defer:
+        mark_busy(busy, child)
+    return False, n_deferred
+
+
 @njit(cache=True)
 def static_eval(pos, ctx):
     """The instance's evaluation, through a small cache keyed by the Zobrist key
@@ -476,13 +489,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         new_depth = depth - 1 + (1 if gives_check else 0)
         if new_depth > 0:
             tt_prefetch(tt, child)  # its probe comes first thing in the child
-        if may_defer and busy_with(busy, child):
+        put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
+        if put_off:
             unmake_move(pos)
-            deferred[n_deferred] = m
-            n_deferred += 1
             continue
-        if defer:
-            mark_busy(busy, child)
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
         else:
@@ -563,13 +573,10 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
         m = root_moves[i]
         make_move(pos, m)
         child = current_key(pos)
-        if may_defer and busy_with(busy, child):
+        put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, i)
+        if put_off:
             unmake_move(pos)
-            deferred[n_deferred] = i
-            n_deferred += 1
             continue
-        if defer:
-            mark_busy(busy, child)
         gives_check = in_check(pos)
         new_depth = depth - 1 + (1 if gives_check else 0)
         if searched == 0:

@@ -543,9 +543,9 @@ def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int) -> 
         master.tally.nodes += r.nodes
         master.tally.busy += r.seconds
         master.tally.jobs += 1
-    best = first.result()
+    best = winner = first.result()
     if master.aborted or best.depth < depth:  # stopped by the clock or a node budget: the deepest answers
-        best = max(results, key=lambda r: (r.depth, r is first.result()))
+        best = max(results, key=lambda r: (r.depth, r is winner))
     if best.depth == 0:
         raise Aborted()
     return ParallelResult(best.move, best.score, best.depth, best.pv, master.tally, time.perf_counter() - start,

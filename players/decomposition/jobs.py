@@ -25,7 +25,7 @@ class SearchOptions:
     lmr: bool = True
     futility: bool = True
     exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
-    table: str = ""  # name of a shared-memory table the workers of one machine search with
+    table: str = ""  # name of the table the workers share (shared memory, or their process's: ``threads``)
     defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
 
     def make_searcher(self):
