@@ -19,11 +19,12 @@ from numba import njit
 
 from evaluation.evaluate import evaluate, new_scratch
 from evaluation.params import DEFAULT_PARAMS
+from concilio.resources import data_file
 from evaluation.spec import EvalSpec
 from players.position import Position
 
 MASKS = ("M", "MB", "MX", "MK", "MP", "MA", "MR", "MBXKPAR")
-OPENINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "openings" / "8moves_v3-1000.epd"
+OPENINGS = data_file("openings/8moves_v3-1000.epd")
 
 
 @njit(cache=True)

@@ -23,10 +23,11 @@ from players.decomposition.config import load_decomposition
 from players.decomposition.runner import DaskRunner
 from players.decomposition.speedup import timed_search
 from players.result import SearchLimits
+from concilio.resources import data_file
 from tournaments.epd import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT.parent / "shared" / "data" / "suites" / "bratko-kopec.epd"
+SUITE = data_file("suites/bratko-kopec.epd")
 
 
 def one_run(runner: DaskRunner, config, fens: list[str], depth: int, run: int) -> dict:

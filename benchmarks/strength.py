@@ -17,9 +17,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from concilio.resources import data_file
 from tournaments.epd import load_suite
 
-SUITES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "suites"
+SUITES = data_file("suites")
 THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "MBXA", "MBKA", "MBKR", "MBPR",
                     "MXKA", "MXKR", "MXPA", "MXAR", "MKPR", "MBXKP", "MBXKPA", "MBXKPR", "MBXKPAR")
 

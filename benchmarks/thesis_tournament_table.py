@@ -1,5 +1,5 @@
 """The thesis's experiment-1 table from a finished `concilio match thesis` run, with the
-published totals beside ours (``../shared/docs/ensemble.md``).
+published totals beside ours.
 
 Usage: python benchmarks/thesis_tournament_table.py [runs/thesis] > docs/tournament-thesis.md
 """

@@ -44,7 +44,7 @@ def _spec(mask: str, weights: list[str] | None):
 def _config(load, target):
     """Read a YAML config with ``load``; every problem it reports becomes a usage error (exit 2)."""
     from ensemble.selection import SelectionError
-    from ensemble.yaml_source import ConfigError
+    from concilio.config import ConfigError
     try:
         return load(target)
     except (ConfigError, SelectionError) as exc:
@@ -132,7 +132,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from ensemble.config import Budget, load_config
     from ensemble.player import EnsemblePlayer
     from ensemble.selection import SelectionError
-    from ensemble.yaml_source import ConfigError
+    from concilio.config import ConfigError
     pos = _position(args.fen, args.moves)
     try:
         config = load_config(args.config)

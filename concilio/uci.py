@@ -35,10 +35,16 @@ class TimeManager:
 class UciEngine:
     def __init__(self, target: str | None = None, out: TextIO = sys.stdout) -> None:
         self.out = out
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.debug = False
         self.board = chess.Board()
         self.thread: threading.Thread | None = None
+        # The search whose ``bestmove`` is still owed (0: none).  It changes only under
+        # ``self.lock``, together with the writing of that ``bestmove`` line, so a ``go``
+        # that arrives right after a ``bestmove`` always finds the engine idle: the search
+        # thread's liveness lags behind its last line and must not decide that.
+        self._owed = 0
+        self._searches = 0
         self.target = target
         self.hash_mb = 16
         self.overhead_ms: int | None = None
@@ -64,14 +70,16 @@ class UciEngine:
             return
         except EvalSpecError:
             pass
+        from concilio.config import find_config
         from players.decomposition.config import is_decomposition_file, load_decomposition
-        if is_decomposition_file(target):
-            self.decomposition_config = load_decomposition(target)
+        path = find_config(target, "ensembles", "decomposition")  # ConfigError: exit 2 with the reason
+        if is_decomposition_file(path):
+            self.decomposition_config = load_decomposition(path)
             self.name = f"{ENGINE_NAME} decomposition {self.decomposition_config.name} " \
                         f"({self.decomposition_config.algorithm}, {self.decomposition_config.workers} workers)"
             return
         from ensemble.config import load_config
-        self.ensemble_config = load_config(target)  # ConfigError goes to the caller: exit 2 with the reason
+        self.ensemble_config = load_config(path)
         self.name = f"{ENGINE_NAME} ensemble {self.ensemble_config.name} {self.ensemble_config.notation}"
 
     def _ensure_player(self) -> None:
@@ -85,8 +93,13 @@ class UciEngine:
                 self.ensemble = EnsemblePlayer(self.ensemble_config,
                                                on_event=lambda m: self.send(f"info string {m}")).start()
         elif self.searcher is None:
+            from players.result import SearchLimits
             from players.searcher import Searcher
             self.searcher = Searcher(self.spec, self.hash_mb)
+            # Numba loads each compiled function on its first call: pay that here, at
+            # ``isready``, not inside the first timed move.
+            self.searcher.search(chess.Board(), SearchLimits(depth=3))
+            self.searcher.new_game()
 
     @property
     def overhead(self) -> int:
@@ -229,10 +242,14 @@ class UciEngine:
                 board.push(move)
         self.board = board
 
+    def searching(self) -> bool:
+        with self.lock:
+            return self._owed != 0
+
     def cmd_go(self, args) -> None:
-        if self.thread is not None and self.thread.is_alive():
-            self.send("info string already searching; send stop first")
-            return
+        if self.searching():
+            self.send("info string go while searching: the running search answers first")
+            self.stop_search()
         params, searchmoves = _parse_go(args)
         bad = [k for k, v in params.items() if v is None]
         if bad:
@@ -249,8 +266,12 @@ class UciEngine:
                 self.send(f"info string searchmoves: {' '.join(bad_moves)} not legal; ignored")
                 searchmoves = [m for m in searchmoves if m in legal]
         self._ensure_player()
+        self.join_search()
         self._stop_requested.clear()
         board = self.board.copy()
+        with self.lock:
+            self._searches += 1
+            self._owed = self._searches
         self.thread = threading.Thread(target=self._search, args=(board, params, searchmoves or None), daemon=True)
         self.thread.start()
 
@@ -291,7 +312,10 @@ class UciEngine:
             move = next(iter(board.legal_moves)).uci()
         if "infinite" in params and not self._stop_requested.is_set():
             self._stop_requested.wait()  # UCI: no bestmove before stop in infinite mode
-        self.send(f"bestmove {move}")
+        with self.lock:
+            self.out.write(f"bestmove {move}\n")
+            self.out.flush()
+            self._owed = 0
 
     def _search_single(self, board: chess.Board, params: dict, searchmoves) -> str:
         from players.result import SearchLimits
@@ -342,16 +366,25 @@ class UciEngine:
         return decision.move
 
     def stop_search(self) -> None:
+        """``stop``: the running search answers now.  A stop that races the search's own
+        end (its ``bestmove`` already sent) stops nothing: the players are told to stop
+        only while a ``bestmove`` is owed."""
         self._stop_requested.set()
-        if self.thread is None or not self.thread.is_alive():
-            return
-        if self.searcher is not None:
-            self.searcher.stop()
-        if self.ensemble is not None:
-            self.ensemble.interrupt()
-        if self.decomposition is not None:
-            self.decomposition.stop()
-        self.thread.join(timeout=10)
+        with self.lock:  # the search cannot send its bestmove (and end) while its player is stopped
+            if self._owed:
+                for stop in (self.searcher and self.searcher.stop, self.ensemble and self.ensemble.interrupt,
+                             self.decomposition and self.decomposition.stop):
+                    if stop:
+                        stop()
+        self.join_search()
+
+    def join_search(self) -> None:
+        """Wait for the search thread to end (it may still be returning after its
+        ``bestmove``), so that two searches never share a player."""
+        if self.thread is not None:
+            self.thread.join(timeout=30)
+            if self.thread.is_alive():
+                self.send("info string the previous search did not end within 30 s")
 
     def close(self) -> None:
         if self.ensemble is not None:

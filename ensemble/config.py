@@ -34,7 +34,8 @@ from .distribution import CRITERIA as DISTRIBUTION_CRITERIA
 from .distribution import MASK_CRITERIA, DistributionError, distribute
 from .selection import CRITERIA as SELECTION_CRITERIA
 from .selection import SelectionError, check_params
-from .yaml_source import (
+from concilio.config import (
+    find_config,
     ConfigError,
     FieldPath,
     YamlSource,
@@ -46,7 +47,6 @@ from .yaml_source import (
     load_yaml,
 )
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "ensembles"
 TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
             "allow_without_material", "hash_mb", "search"}
 INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb"}
@@ -162,19 +162,10 @@ class EnsembleConfig:
         return replace(self, selection=SelectionConfig(criterion, check_params(criterion, params)))
 
 
-def resolve_config_path(name: str | Path) -> Path:
-    """A path, or the name of a file in ``configs/ensembles`` (``3b`` → ``configs/ensembles/3b.yaml``)."""
-    path = Path(name)
-    if path.exists():
-        return path
-    candidate = CONFIG_DIR / (path.name if path.suffix else f"{path.name}.yaml")
-    return candidate if candidate.exists() else path
-
-
 def load_config(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
     """Read and validate an ensemble file; ``ConfigError`` lists every problem."""
     if path is not None and text is None:
-        path = resolve_config_path(path)
+        path = find_config(path, "ensembles")
     source = load_yaml(path, text)
     config = _parse(source)
     if source.problems:

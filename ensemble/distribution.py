@@ -1,6 +1,6 @@
 """Distribution criteria: how the knowledge categories are shared among n instances.
 
-The thesis's four criteria (``../shared/docs/ensemble.md``) distribute the categories
+The thesis's four criteria distribute the categories
 after M, ordered by importance ``E1 … Ek`` (thesis order B X K P A R); M, when it is
 in the order, stays in every instance.  Two more criteria reweight instead of mask:
 ``emphasis`` keeps every category and multiplies the focal ones' weights, and

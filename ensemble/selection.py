@@ -6,7 +6,7 @@ returns every candidate's value; ``select`` then plays the highest value.  Ties 
 broken by the number of votes and then by a seeded draw that depends on the seed
 and the position only, so a rerun plays the same move.
 
-The criteria are those of the thesis (``../shared/docs/ensemble.md``) plus two of
+The criteria are those of the thesis plus two of
 ours: ``score_weighted`` and ``confidence``.
 """
 from __future__ import annotations

@@ -44,10 +44,11 @@ from players.external import find_engine_binary
 from players.position import Position
 from players.result import SearchLimits
 from players.searcher import Searcher
+from concilio.resources import data_file
 from .evaluate import evaluate, new_scratch
 from .params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
 
-OPENINGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "openings" / "8moves_v3-1000.epd"
+OPENINGS = data_file("openings/8moves_v3-1000.epd")
 LN10_400 = math.log(10) / 400
 
 

@@ -1,17 +1,15 @@
-"""Shared test fixtures: where the shared data sets live."""
+"""Test fixtures: the data sets that ship with Concilio, and the ``--slow`` switch."""
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+from concilio.resources import packaged
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"shared data not found at {SHARED_DATA}: clone the project beside shared/")
-    return SHARED_DATA
+def data_dir() -> Path:
+    """The packaged data (``data/`` of the checkout, or of the installed package)."""
+    return packaged("data")
 
 
 def pytest_addoption(parser):

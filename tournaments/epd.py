@@ -2,7 +2,7 @@
 an ``id`` and, for STS, points per move (``c0 "f5=10, Be5+=2"``, cross-checked with the
 UCI moves of ``c9``).
 
-Real files have quirks the loader copes with (``../shared/data/README.md``): NUL bytes
+Real files have quirks the loader copes with (``data/README.md``): NUL bytes
 and CRLF at line ends, ``bm Qd1 + ;`` with the check sign detached, FENs with move
 counters before ``;``, pv fields with illegal SAN.  A line that still cannot be read is
 reported as ``file:line: reason`` and skipped; the rest of the file is used.

@@ -9,7 +9,7 @@
     baseline: full            # gauntlet: every other player against it (default: our full engine)
     mode: gauntlet            # or round_robin
     games: 20                 # per pairing; with a book each opening is played twice, colours swapped
-    openings: {file: ../shared/data/openings/8moves_v3-1000.epd, seed: 1}   # or none: the start position
+    openings: {file: data:openings/8moves_v3-1000.epd, seed: 1}   # or none: the start position
     time_control: {nodes: 20000, jitter: 0.1}   # or movetime (ms), depth, or {base: 60, increment: 0.5} (s)
     max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
     adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
@@ -30,14 +30,14 @@ import chess.pgn
 
 from ensemble.config import load_config as load_ensemble
 from ensemble.selection import SelectionError, check_params
-from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+from concilio.resources import resolve_data_reference
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
                                   get_number, load_yaml)
 from evaluation.spec import EvalSpec, EvalSpecError
 from .adjudication import DrawRule, ResignRule
 from .game import GameRules, GameSpec, TimeControl
 from .match_players import PlayerEntry
 
-ROOT = Path(__file__).resolve().parents[1]
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
@@ -94,20 +94,20 @@ class MatchConfig:
 
 
 def load_match_config(path: str | Path | None = None, text: str | None = None) -> MatchConfig:
-    if path is not None and text is None and not Path(path).exists():
-        candidate = ROOT / "configs" / "tournaments" / (Path(path).name if Path(path).suffix else f"{path}.yaml")
-        path = candidate if candidate.exists() else path
+    given = str(path) if path is not None else "<text>"
+    if path is not None and text is None:
+        path = find_config(path, "tournaments")
     src = load_yaml(path, text)
     folder = Path(path).resolve().parent if path is not None else Path.cwd()
     raw = text if text is not None else Path(path).read_text()  # type: ignore[arg-type]
-    config = _parse(src, folder, hashlib.sha1(raw.encode()).hexdigest()[:12])
+    config = _parse(src, folder, hashlib.sha1(raw.encode()).hexdigest()[:12], given)
     if src.problems:
         raise ConfigError(src.problems)
     assert config is not None
     return config
 
 
-def _parse(src: YamlSource, folder: Path, digest: str) -> MatchConfig | None:
+def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfig | None:
     data = src.data
     if not isinstance(data, dict):
         src.problem((), "expected a mapping")
@@ -140,9 +140,9 @@ def _parse(src: YamlSource, folder: Path, digest: str) -> MatchConfig | None:
                     "need concurrency: 1")
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
-    output = ROOT / str(data.get("output", f"runs/{name}"))
+    output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
     return MatchConfig(name, tuple(players), baseline, mode, games, tuple(openings), rules, concurrency, sprt,
-                       output, src.name, digest)
+                       output, given, digest)
 
 
 def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
@@ -224,8 +224,8 @@ def _openings(src: YamlSource, value: Any, folder: Path) -> list[tuple[str, tupl
     if "file" not in data:
         src.problem(("openings",), "missing 'file' (an EPD or PGN book), or write openings: none")
         return []
-    file = Path(str(data["file"]))
-    resolved = next((p for p in (folder / file, ROOT / file, file) if p.exists()), None)
+    file = str(data["file"])
+    resolved = resolve_data_reference(file, folder)
     if resolved is None:
         src.problem(("openings", "file"), f"no such file: {file}")
         return []

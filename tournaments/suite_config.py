@@ -2,8 +2,8 @@
 which budget, which selection criteria, where the store and the report go::
 
     suites:
-      - {path: ../shared/data/suites/wac.epd}
-      - {path: ../shared/data/suites/sts-1-10.epd, every: 2}   # or first: N
+      - {path: data:suites/wac.epd}
+      - {path: data:suites/sts-1-10.epd, every: 2}   # or first: N
     players:
       ensembles: [3a, 3b]          # files in configs/ensembles, or paths
       instances: [MB, MX, MBXK]    # single instances, scored as engines
@@ -25,10 +25,10 @@ from typing import Any
 from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config
 from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
-from ensemble.yaml_source import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+from concilio.resources import resolve_data_reference
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
                                   load_yaml)
 
-ROOT = Path(__file__).resolve().parents[1]
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
             "margin_probe"}
 SUITE_KEYS = {"path", "name", "first", "every"}
@@ -105,18 +105,18 @@ def instance_key(inst: InstanceConfig) -> str:
 
 
 def load_suite_config(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:
-    if path is not None and text is None and not Path(path).exists():
-        candidate = ROOT / "configs" / "suites" / (Path(path).name if Path(path).suffix else f"{path}.yaml")
-        path = candidate if candidate.exists() else path
+    given = str(path) if path is not None else "<text>"
+    if path is not None and text is None:
+        path = find_config(path, "suites")
     src = load_yaml(path, text)
-    config = _parse(src, Path(path).resolve().parent if path is not None else Path.cwd())
+    config = _parse(src, Path(path).resolve().parent if path is not None else Path.cwd(), given)
     if src.problems:
         raise ConfigError(src.problems)
     assert config is not None
     return config
 
 
-def _parse(src: YamlSource, folder: Path) -> SuiteRunConfig | None:
+def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     data = src.data
     if not isinstance(data, dict):
         src.problem((), "expected a mapping")
@@ -132,10 +132,11 @@ def _parse(src: YamlSource, folder: Path) -> SuiteRunConfig | None:
     margin_probe = get_bool(src, data, ("margin_probe",), probe_default)
     if probe_default and not margin_probe:
         src.problem(("margin_probe",), "the confidence criterion needs the margin probe")
-    store = ROOT / str(data.get("store", f"results/{name}.sqlite"))
-    report = ROOT / str(data.get("report", f"reports/{name}"))
+    # Outputs go under the current directory, never beside an installed config.
+    store = Path(str(data.get("store", f"results/{name}.sqlite")))
+    report = Path(str(data.get("report", f"reports/{name}")))
     return SuiteRunConfig(name, tuple(suites), tuple(players), budget, tuple(criteria), store, report, workers,
-                          margin_probe, src.name)
+                          margin_probe, given)
 
 
 def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
@@ -154,8 +155,8 @@ def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
         if "path" not in data:
             src.problem(path, "missing 'path'")
             continue
-        file = Path(str(data["path"]))
-        resolved = next((p for p in (folder / file, ROOT / file, file) if p.exists()), None)
+        file = str(data["path"])
+        resolved = resolve_data_reference(file, folder)
         if resolved is None:
             src.problem(path + ("path",), f"no such file: {file}")
             continue

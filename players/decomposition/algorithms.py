@@ -1,4 +1,4 @@
-"""Parallel alpha-beta algorithms, master side (``../shared/docs/decomposition.md``).
+"""Parallel alpha-beta algorithms, master side.
 
 * ``root_split``: the root's moves are jobs; the eldest is searched first (it sets the
   bound), the others are handed to idle workers with the best score so far as their

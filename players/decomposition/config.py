@@ -21,12 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ensemble.yaml_source import (ConfigError, as_mapping, check_keys, get_bool, get_int, load_yaml)
+from concilio.config import ConfigError, as_mapping, check_keys, find_config, get_bool, get_int, load_yaml
 from evaluation.spec import EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearchOptions
 
-ROOT = Path(__file__).resolve().parents[2]
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
@@ -55,10 +54,8 @@ class DecompositionConfig:
                 "null_window": self.null_window, "speculative": self.speculative, "margin": self.margin}
 
 
-def is_decomposition_file(target: str) -> bool:
-    path = resolve(target)
-    if not path.exists():
-        return False
+def is_decomposition_file(path: Path) -> bool:
+    """Whether a config file describes a decomposition player (it names an algorithm)."""
     try:
         data = load_yaml(path).data
     except ConfigError:
@@ -66,17 +63,9 @@ def is_decomposition_file(target: str) -> bool:
     return isinstance(data, dict) and "algorithm" in data
 
 
-def resolve(target: str | Path) -> Path:
-    path = Path(target)
-    if path.exists():
-        return path
-    candidate = ROOT / "configs" / "decomposition" / (path.name if path.suffix else f"{path.name}.yaml")
-    return candidate if candidate.exists() else path
-
-
 def load_decomposition(path: str | Path | None = None, text: str | None = None, **overrides) -> DecompositionConfig:
     if path is not None and text is None:
-        path = resolve(path)
+        path = find_config(path, "decomposition")
     src = load_yaml(path, text)
     data = src.data
     if not isinstance(data, dict):

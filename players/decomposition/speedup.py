@@ -10,7 +10,7 @@ time-based rows of more than one worker are compared with a second sequential ru
 made just before them, since this machine's speed drifts over minutes.
 
     name: speedup
-    positions: ../../../shared/data/suites/bratko-kopec.epd
+    positions: data:suites/bratko-kopec.epd   # data: is the packaged data; other paths are relative to this file
     depth: 6
     workers: [1, 2]            # time-based rows
     node_workers: [4, 8]       # oversubscribed: node-based rows (SO)
@@ -27,7 +27,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ensemble.yaml_source import ConfigError, load_yaml
+from concilio.config import ConfigError, find_config, load_yaml
+from concilio.resources import resolve_data_reference
 from players.result import SearchLimits
 from tournaments.epd import load_suite
 from .algorithms import Master, ParallelResult, iterate
@@ -35,7 +36,6 @@ from .config import DecompositionConfig, load_decomposition
 from .jobs import SearchOptions
 from .runner import DaskRunner, InlineRunner
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -57,9 +57,7 @@ class Row:
 
 
 def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
-    p = Path(path)
-    if not p.exists():
-        p = ROOT / "configs" / "decomposition" / (p.name if p.suffix else f"{p.name}.yaml")
+    p = find_config(path, "decomposition")
     src = load_yaml(p)
     data = src.data
     if not isinstance(data, dict) or "algorithms" not in data:
@@ -76,8 +74,10 @@ def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
             raise ConfigError([f"{p}: algorithms[{i}]: {e}" for e in exc.problems]) from None
         variants.append(replace(cfg, name=str(name)))
     folder = p.resolve().parent
-    positions = Path(str(data.get("positions", "../../../shared/data/suites/bratko-kopec.epd")))
-    positions = next((q for q in (folder / positions, ROOT / positions, positions) if q.exists()), positions)
+    named = str(data.get("positions", "data:suites/bratko-kopec.epd"))
+    positions = resolve_data_reference(named, folder)
+    if positions is None:
+        raise ConfigError([f"{p}: positions: no such file: {named}"])
     settings = {"positions": positions, "depth": int(data.get("depth", 6)), "workers": list(data.get("workers", [1, 2])),
                 "node_workers": list(data.get("node_workers", [4, 8])), "limit": data.get("limit"),
                 "search": search, "name": data.get("name", p.stem)}

@@ -20,8 +20,8 @@ VARIANTS = [("root_split", False, {}), ("root_split", True, {}), ("root_split", 
 
 
 @pytest.fixture(scope="module")
-def bk(shared_data):
-    positions = load_suite(shared_data / "suites" / "bratko-kopec.epd").positions
+def bk(data_dir):
+    positions = load_suite(data_dir / "suites" / "bratko-kopec.epd").positions
     assert len(positions) == 24
     return positions
 
@@ -117,7 +117,7 @@ def test_the_player_with_a_shared_table_plays_and_frees_it():
 
 
 def test_bad_decomposition_files_are_named():
-    from ensemble.yaml_source import ConfigError
+    from concilio.config import ConfigError
     with pytest.raises(ConfigError, match="unknown algorithm 'dts'"):
         load_decomposition(text="algorithm: dts\n")
     with pytest.raises(ConfigError, match="abdada defers moves through a shared table"):

@@ -5,7 +5,7 @@ from multiprocessing import shared_memory
 
 import pytest
 
-from ensemble.yaml_source import ConfigError
+from concilio.config import ConfigError
 from players.decomposition.speedup import load_speedup, run_speedup, write_csv
 
 CONFIG = """
@@ -23,9 +23,9 @@ algorithms:
 """
 
 
-def test_speedup_rows_for_every_algorithm_and_worker_count(tmp_path, shared_data):
+def test_speedup_rows_for_every_algorithm_and_worker_count(tmp_path, data_dir):
     path = tmp_path / "tiny.yaml"
-    path.write_text(CONFIG.format(positions=shared_data / "suites" / "bratko-kopec.epd"))
+    path.write_text(CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
     settings, variants = load_speedup(path)
     assert [v.name for v in variants] == ["root-split+pvs", "abdada", "abdada+threads"]
     assert variants[1].search.defer and variants[2].threads and not variants[1].threads

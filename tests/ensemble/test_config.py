@@ -4,14 +4,15 @@ from pathlib import Path
 
 import pytest
 
-from ensemble.config import CONFIG_DIR, load_config
-from ensemble.yaml_source import ConfigError
+from concilio.resources import packaged
+from ensemble.config import load_config
+from concilio.config import ConfigError
 from tests.ensemble.test_distribution import THESIS_TABLE
 
 
 @pytest.mark.parametrize("label", sorted(THESIS_TABLE))
 def test_thesis_players_ship_as_yaml(label):
-    config = load_config(CONFIG_DIR / f"{label}.yaml")
+    config = load_config(packaged("configs") / "ensembles" / f"{label}.yaml")
     assert config.notation == THESIS_TABLE[label]
     assert config.name == label
     assert config.selection.criterion == "weighted_majority"
@@ -123,6 +124,7 @@ def test_bad_fields(text, fragment, tmp_path):
     assert any(fragment in p for p in errors(text, tmp=tmp_path)), fragment
 
 
-def test_missing_file_is_named():
-    with pytest.raises(ConfigError, match="no-such.yaml: cannot read"):
+def test_missing_file_is_named_with_every_place_looked_at():
+    with pytest.raises(ConfigError, match="no-such.yaml: no such config; looked for") as info:
         load_config("no-such.yaml")
+    assert any(line.strip().endswith("configs/ensembles/no-such.yaml") for line in info.value.problems)

@@ -11,10 +11,10 @@ from evaluation.trace import trace
 from players.position import Position
 
 
-def _positions(shared_data, limit=1200):
+def _positions(data_dir, limit=1200):
     boards = []
     for name in ("openings/8moves_v3-1000.epd", "suites/wac.epd", "suites/sts-1-10.epd"):
-        for line in (shared_data / name).read_text(errors="replace").splitlines():
+        for line in (data_dir / name).read_text(errors="replace").splitlines():
             line = line.replace("\x00", "").strip()
             if line:  # the first four EPD fields are the position; the operations do not matter here
                 boards.append(chess.Board(" ".join(line.split()[:4]) + " 0 1"))
@@ -26,17 +26,17 @@ def _category_terms(board, spec=EvalSpec()):
     return t, {c.letter: (c.white, c.black) for c in t.categories}
 
 
-def test_nets_sum_exactly_to_total_for_any_mask_and_weights(shared_data):
+def test_nets_sum_exactly_to_total_for_any_mask_and_weights(data_dir):
     rng = random.Random(7)
-    for board in _positions(shared_data, 300):
+    for board in _positions(data_dir, 300):
         mask = rng.randrange(1, 128)
         weights = [round(rng.uniform(0, 3), 2) for _ in range(7)]
         t = trace(Position(board), EvalSpec(mask, tuple(weights)))
         assert sum(c.net for c in t.categories) == t.total_white
 
 
-def test_colour_symmetry_per_category(shared_data):
-    boards = _positions(shared_data)
+def test_colour_symmetry_per_category(data_dir):
+    boards = _positions(data_dir)
     assert len(boards) >= 1000
     for board in boards:
         t, terms = _category_terms(board)

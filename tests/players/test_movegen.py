@@ -13,10 +13,10 @@ from players.core.position import compute_key, current_key, in_check, insufficie
 from players.position import Position
 
 
-def _perft_cases(shared_data, max_depth):
+def _perft_cases(data_dir, max_depth):
     """(line number, fen, depth, nodes) for every count up to ``max_depth``."""
     cases = []
-    lines = (shared_data / "perft" / "perftsuite.epd").read_text().splitlines()
+    lines = (data_dir / "perft" / "perftsuite.epd").read_text().splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -32,16 +32,16 @@ def test_magics_have_no_destructive_collisions():
     assert ROOK_COLLISIONS == 0 and BISHOP_COLLISIONS == 0
 
 
-def test_perft_suite_depth_4(shared_data):
-    cases = _perft_cases(shared_data, 4)
+def test_perft_suite_depth_4(data_dir):
+    cases = _perft_cases(data_dir, 4)
     assert len({number for number, _, _, _ in cases}) == 126
     wrong = [(number, fen, d, n) for number, fen, d, n in cases if perft(Position.from_fen(fen).arrays, d) != n]
     assert wrong == []
 
 
 @pytest.mark.slow
-def test_perft_suite_depth_5(shared_data):
-    cases = [c for c in _perft_cases(shared_data, 5) if c[2] == 5]
+def test_perft_suite_depth_5(data_dir):
+    cases = [c for c in _perft_cases(data_dir, 5) if c[2] == 5]
     assert len(cases) == 126
     wrong = [(number, fen, n) for number, fen, d, n in cases if perft(Position.from_fen(fen).arrays, d) != n]
     assert wrong == []

@@ -11,9 +11,9 @@ from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
 
 
-def _wac_mates_in_two(shared_data):
+def _wac_mates_in_two(data_dir):
     cases = []
-    for line in (shared_data / "suites" / "wac.epd").read_text().splitlines():
+    for line in (data_dir / "suites" / "wac.epd").read_text().splitlines():
         if "dm 2;" not in line:
             continue
         board, ops = chess.Board.from_epd(line.strip())
@@ -21,8 +21,8 @@ def _wac_mates_in_two(shared_data):
     return cases
 
 
-def test_finds_every_wac_mate_in_two(shared_data):
-    cases = _wac_mates_in_two(shared_data)
+def test_finds_every_wac_mate_in_two(data_dir):
+    cases = _wac_mates_in_two(data_dir)
     assert len(cases) == 16
     searcher = Searcher(hash_mb=8)
     missed = []
@@ -63,8 +63,8 @@ def test_search_is_deterministic_under_depth_and_node_limits():
     assert limited.nodes == 30000
 
 
-def test_random_positions_always_get_a_legal_move(shared_data):
-    lines = (shared_data / "openings" / "8moves_v3-1000.epd").read_text().splitlines()[:40]
+def test_random_positions_always_get_a_legal_move(data_dir):
+    lines = (data_dir / "openings" / "8moves_v3-1000.epd").read_text().splitlines()[:40]
     searcher = Searcher(EvalSpec.parse("MP"), hash_mb=4)
     for line in lines:
         board = chess.Board.from_epd(line)[0]

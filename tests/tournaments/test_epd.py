@@ -2,10 +2,10 @@
 from tournaments.epd import load_suite
 
 
-def test_shared_suites_load_with_their_quirks(shared_data):
+def test_shared_suites_load_with_their_quirks(data_dir):
     counts = {}
     for name in ("wac", "sts-1-10", "bratko-kopec", "kaufman", "silent-but-deadly"):
-        suite = load_suite(shared_data / "suites" / f"{name}.epd")
+        suite = load_suite(data_dir / "suites" / f"{name}.epd")
         counts[name] = (len(suite.positions), len(suite.skipped))
     assert counts["wac"] == (299, 0)             # CRLF, pv fields with bad SAN
     assert counts["sts-1-10"] == (1000, 0)
@@ -14,13 +14,13 @@ def test_shared_suites_load_with_their_quirks(shared_data):
     assert counts["kaufman"] == (23, 2)          # two lines with genuinely bad SAN
 
 
-def test_bratko_kopec_detached_check_sign(shared_data):
-    first = load_suite(shared_data / "suites" / "bratko-kopec.epd").positions[0]
+def test_bratko_kopec_detached_check_sign(data_dir):
+    first = load_suite(data_dir / "suites" / "bratko-kopec.epd").positions[0]
     assert first.best == ("d6d1",) and first.id == "BK.01"
 
 
-def test_sts_points_and_theme(shared_data):
-    first = load_suite(shared_data / "suites" / "sts-1-10.epd").positions[0]
+def test_sts_points_and_theme(data_dir):
+    first = load_suite(data_dir / "suites" / "sts-1-10.epd").positions[0]
     assert first.best == ("f4f5",)
     assert first.points == {"f4f5": 10, "d4e5": 2, "d4f2": 3, "f3g4": 2}
     assert first.theme == "Undermine" and first.id == "STS(v1.0) Undermine.001"

@@ -55,12 +55,12 @@ def write(tmp_path, body, name="m.yaml"):
     return load_match_config(path)
 
 
-def test_colours_and_openings_are_paired(tmp_path, shared_data):
+def test_colours_and_openings_are_paired(tmp_path, data_dir):
     body = f"""
         players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
         baseline: mx
         games: 6
-        openings: {{file: {shared_data / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        openings: {{file: {data_dir / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
         time_control: {{depth: 1}}
     """
     config = write(tmp_path, body)
@@ -153,7 +153,7 @@ def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
 
 
 def test_bad_match_files_are_named(tmp_path):
-    from ensemble.yaml_source import ConfigError
+    from concilio.config import ConfigError
     path = tmp_path / "bad.yaml"
     path.write_text("players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
                     "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\nsprt: {elo0: 5, elo1: 0}\n")

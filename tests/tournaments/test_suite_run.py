@@ -102,9 +102,9 @@ def test_phase1_searches_each_distinct_instance_once_and_reuses_the_store(tmp_pa
            [(s.player, s.criterion, s.val.successes) for s in first.scores]
 
 
-def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, shared_data):
+def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, data_dir):
     config = write_config(tmp_path, budget="nodes: 60000",
-                          suite=str(shared_data / "suites" / "wac.epd"), criteria="[majority]")
+                          suite=str(data_dir / "suites" / "wac.epd"), criteria="[majority]")
     run = [sys.executable, "-m", "concilio", "suite", str(tmp_path / "run.yaml"), "--quiet", "--workers", "1"]
     proc = subprocess.Popen(run, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     store_path = tmp_path / "store.sqlite"
@@ -127,7 +127,7 @@ def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, shared_dat
         before = store.count()
     # Resume only a slice, to keep the test short: the first 40 positions.
     (tmp_path / "run.yaml").write_text((tmp_path / "run.yaml").read_text().replace(
-        f"path: {shared_data / 'suites' / 'wac.epd'}", f"path: {shared_data / 'suites' / 'wac.epd'}, first: 40"))
+        f"path: {data_dir / 'suites' / 'wac.epd'}", f"path: {data_dir / 'suites' / 'wac.epd'}, first: 40"))
     resumed = run_suite(load_suite_config(tmp_path / "run.yaml"), progress=False)
     with SearchStore(store_path) as store:
         after = store.count()

@@ -1,5 +1,11 @@
-"""YAML read with ``safe_load`` semantics plus the line of every field, so that a
-validation message can say ``configs/x.yaml:12: selection.weights: ...``.
+"""Config files for every command: the name lookup, and YAML read with ``safe_load``
+semantics plus the line of every field, so that a validation message can say
+``configs/x.yaml:12: selection.weights: ...``.
+
+A name (``quick``, ``3b``, ``abdada``) is looked up in this order: a path as given;
+the current directory; the user's folders (``$CONCILIO_CONFIG_PATH``, then
+``~/.config/concilio``), directly or in the kind's subfolder; the configs shipped with
+the package.  The first file found wins, so a user's ``3b.yaml`` overrides the shipped one.
 
 PyYAML's safe loader keeps no positions; composing the same text into nodes (no
 object construction) gives them.  Duplicate keys, which ``safe_load`` silently
@@ -13,7 +19,10 @@ from typing import Any
 
 import yaml
 
+from .resources import packaged, user_config_dirs
+
 FieldPath = tuple[object, ...]
+KINDS = ("ensembles", "tournaments", "suites", "decomposition")
 
 
 class ConfigError(ValueError):
@@ -22,6 +31,36 @@ class ConfigError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("\n".join(problems))
+
+
+class ConfigNotFound(ConfigError):
+    """A config name that resolves nowhere; the message lists every place looked at."""
+
+
+def config_candidates(name: str | Path, kinds: tuple[str, ...]) -> list[Path]:
+    """Every file a config name may stand for, in lookup order."""
+    given = Path(name).expanduser()
+    files = [given.name] if given.suffix in (".yaml", ".yml") else [f"{given.name}.yaml", f"{given.name}.yml"]
+    out = [given]
+    if given.parent != Path("."):  # a path with folders: only that path, with or without .yaml
+        return out + ([] if given.suffix else [given.with_name(f) for f in files])
+    out += [Path.cwd() / f for f in files]
+    for folder in user_config_dirs():
+        out += [folder / f for f in files] + [folder / kind / f for kind in kinds for f in files]
+    out += [packaged("configs") / kind / f for kind in kinds for f in files]
+    return list(dict.fromkeys(out))
+
+
+def find_config(name: str | Path, *kinds: str) -> Path:
+    """The file a config name stands for (see the module's docstring); ``kinds`` are the
+    subfolders of ``configs/`` that hold this command's files, e.g. ``"tournaments"``."""
+    unknown = [k for k in kinds if k not in KINDS]
+    assert not unknown, f"unknown config kinds {unknown}"
+    candidates = config_candidates(name, kinds)
+    found = next((p for p in candidates if p.is_file()), None)
+    if found is None:
+        raise ConfigNotFound([f"{name}: no such config; looked for"] + [f"  {p}" for p in candidates])
+    return found
 
 
 @dataclass
