@@ -27,7 +27,12 @@ class ClusterHandle:
                 self.cluster.close()
 
     def workers(self) -> list[str]:
-        """Addresses of the workers alive now, in a stable order."""
+        """Addresses of the workers alive now, in a stable order.  A local cluster keeps
+        its list current from the scheduler's stream (free to read, where asking the
+        scheduler is a round trip inside a timed move)."""
+        live = getattr(self.cluster, "scheduler_info", None)
+        if isinstance(live, dict) and "workers" in live:
+            return sorted(live["workers"])
         try:
             info = self.client.scheduler_info(n_workers=-1)
         except TypeError:  # older distributed: no n_workers argument

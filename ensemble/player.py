@@ -28,7 +28,7 @@ from .selection import CRITERIA, Ballot, Evidence, SelectionInput, select
 
 log = logging.getLogger("concilio.ensemble")
 SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
-FALLBACK_MIN_MS = 20
+FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one iteration, however little
 
 
 class EnsemblePlayer:
@@ -132,13 +132,17 @@ class EnsemblePlayer:
         self._interrupted = True
         for searcher in self._searchers:
             searcher.stop()
-        if self._cluster is not None:
-            for key, address in self._placement.items():
-                if address and address != "inline":
-                    try:
-                        self.client.run(worker_tasks.stop_instance, key, workers=[address], wait=False)
-                    except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
-                        pass
+        self._stop_remote(list(self._placement))
+
+    def _stop_remote(self, keys: list[str]) -> None:
+        """One stop message to every worker that holds one of ``keys`` (no wait)."""
+        addresses = sorted({a for k, a in self._placement.items() if k in keys and a and a != "inline"})
+        if self._cluster is None or not addresses:
+            return
+        try:
+            self.client.run(worker_tasks.stop_instances, *keys, workers=addresses, wait=False)
+        except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
+            pass
 
     # --- one move -------------------------------------------------------------------------------
     def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = ()) -> Decision:
@@ -255,6 +259,7 @@ class EnsemblePlayer:
 
     def _collect(self, futures: dict, board: chess.Board) -> tuple[list[InstanceReport], list[Ballot]]:
         alive = None
+        late: list[str] = []
         reports: list[InstanceReport] = []
         ballots: list[Ballot] = []
         legal = {m.uci() for m in board.legal_moves}
@@ -282,16 +287,14 @@ class EnsemblePlayer:
                     self._placement[key] = None
                 else:
                     reason = "missed the deadline"
-                    try:
-                        self.client.run(worker_tasks.stop_instance, key, workers=[address], wait=False)
-                    except Exception:  # noqa: BLE001
-                        pass
-                future.cancel()
+                    late.append(key)
+                future.release()  # no round trip: the stopped task ends soon, its result unread
             if reason is not None:
                 self._on_event(f"{inst.label}: left out of this move's vote ({reason})")
             reports.append(InstanceReport(inst.label, weights, address, result, reason))
             if reason is None:
                 ballots.append(Ballot(inst.label, inst.spec, result))
+        self._stop_remote(late)
         return reports, ballots
 
     def _candidate_search(self, board: chess.Board):

@@ -54,13 +54,15 @@ def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: SearchLi
     return _get(key).search(Position.from_fen(fen, moves), limits, margin_probe=margin_probe)
 
 
-async def stop_instance(key: str) -> bool:
-    """A coroutine, so that ``Client.run(..., wait=False)`` runs it on the event loop at once."""
+async def stop_instances(*keys: str) -> int:
+    """Stop whichever of these instances live on this worker; how many did.  A coroutine,
+    so that ``Client.run(..., wait=False)`` runs it on the event loop at once, and one call
+    for every worker: a stop costs one message, not one per instance."""
     with _LOCK:
-        searcher = _INSTANCES.get(key)
-    if searcher is not None:
+        searchers = [_INSTANCES[k] for k in keys if k in _INSTANCES]
+    for searcher in searchers:
         searcher.stop()
-    return searcher is not None
+    return len(searchers)
 
 
 def new_game_instance(key: str) -> None:

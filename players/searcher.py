@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable, Sequence
 
@@ -67,6 +68,9 @@ class Searcher:
         self.tt = new_table(hash_mb)
         # ``defer``: put off moves that another search over the same (shared) table is busy with.
         self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact, defer)
+        # A deadline timer may fire just as its search ends: it must not stop the next one.
+        self._deadline_lock = threading.Lock()
+        self._deadline_id = 0
 
     @property
     def hash_mb(self) -> float:
@@ -85,6 +89,33 @@ class Searcher:
     def stop(self) -> None:
         """Ask a running search (in another thread) to return as soon as it can."""
         self.ctx[C_STOP][0] = 1
+
+    @contextmanager
+    def _deadline(self, seconds: float | None):
+        """Stop the search inside this block after ``seconds`` (None: never).  The timer
+        stops only the search it was started for: one that fires while its search returns
+        finds its id outdated and leaves the flag alone."""
+        if seconds is None:
+            yield
+            return
+        with self._deadline_lock:
+            self._deadline_id += 1
+            own = self._deadline_id
+
+        def expire() -> None:
+            with self._deadline_lock:
+                if self._deadline_id == own:
+                    self.ctx[C_STOP][0] = 1
+
+        timer = threading.Timer(max(0.0, seconds), expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+            with self._deadline_lock:
+                self._deadline_id += 1
 
     def search(self, position: Position | chess.Board | str | None, limits: SearchLimits,
                info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
@@ -110,20 +141,12 @@ class Searcher:
         max_depth = min(limits.depth or MAX_PLY - 1, self.depth_cap or MAX_PLY - 1, MAX_PLY - 1)
 
         start = time.perf_counter()
-        timer = None
-        if limits.movetime is not None:
-            share = 0.875 if margin_probe else 1.0
-            timer = threading.Timer(share * limits.movetime / 1000.0, self.stop)
-            timer.daemon = True
-            timer.start()
-        try:
+        share = 0.875 if margin_probe else 1.0
+        with self._deadline(None if limits.movetime is None else share * limits.movetime / 1000.0):
             result = self._iterate(pos, max_depth, limits, start, info, searchmoves)
-            if margin_probe:
-                result = self._probe_margin(pos, result, limits, start)
-            return result
-        finally:
-            if timer is not None:
-                timer.cancel()
+        if margin_probe:
+            result = self._probe_margin(pos, result, limits, start)
+        return result
 
     def search_node(self, position: Position, depth: int, ply: int, alpha: int, beta: int,
                     share_bound: bool = False) -> tuple[int, int, tuple[str, ...]]:
@@ -193,21 +216,15 @@ class Searcher:
         stats[S_NODE_LIMIT] = limits.nodes if limits.nodes else nodes_before + max(2000, nodes_before // 7)
         if stats[S_NODE_LIMIT] <= nodes_before:
             return result
-        timer = None
+        left = None
         if limits.movetime is not None:
             left = limits.movetime / 1000.0 - (time.perf_counter() - start)
             if left <= 0:
                 return result
-            timer = threading.Timer(left, self.stop)
-            timer.daemon = True
-            timer.start()
-        try:
+        with self._deadline(left):
             alpha = max(-INF, result.score_cp - MARGIN_CAP)
             score, _ = search_root(arrays, self.tt, ctx, probe_moves, len(others), max(1, result.depth - 2),
                                    alpha, result.score_cp + 1)
-        finally:
-            if timer is not None:
-                timer.cancel()
         nodes = int(stats[S_NODES])
         stopped = bool(stats[S_STOPPED])
         # The probe stored its (second-best) move at the root key: put the real best back.

@@ -31,6 +31,7 @@ class DecompositionPlayer:
         if self._runner is None:
             self._runner = DaskRunner(self.config.workers, self.config.scheduler, threads=self.config.threads) \
                 if self.config.workers > 1 or self.config.scheduler else InlineRunner()
+            self._options()
         return self
 
     def __enter__(self) -> "DecompositionPlayer":
@@ -48,6 +49,8 @@ class DecompositionPlayer:
             drop_all(self._runner, self._game)
             self._release_table()
         self._game = uuid.uuid4().hex[:8]  # fresh tables: a new key on every worker
+        if self._runner is not None:
+            self._options()  # the game's shared table now (tens of MB zeroed), not inside the first timed move
 
     def _options(self):
         """The search options, with the game's shared table (created on the first move)."""

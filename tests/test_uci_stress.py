@@ -1,0 +1,130 @@
+"""``concilio uci`` under thousands of short searches, as a fast match drives it.
+
+Every ``go`` must be answered by a ``bestmove`` within its limit plus a small margin,
+whatever the limit: 1 ms movetimes, clocks of a few milliseconds, node and depth
+limits, and ``stop`` racing the search's own end.  A ``go`` that arrived just after a
+``bestmove``, while the search thread was still returning, once went unanswered
+(one search in about a thousand).
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass
+
+import chess
+import chess.engine
+import pytest
+
+from concilio.resources import data_file
+
+UCI = [sys.executable, "-m", "concilio", "uci"]
+UNBOUNDED_S = 5.0  # node and depth limits have no time limit: answering at all is what counts
+
+
+@dataclass
+class Answer:
+    limit: str
+    allowed: float  # seconds the limit allows
+    took: float
+
+    @property
+    def late(self) -> float:
+        return self.took - self.allowed
+
+
+def positions(n: int, rng: random.Random) -> list[chess.Board]:
+    """Openings and tactical positions from the packaged data, in a seeded order."""
+    fens = []
+    for name in ("openings/8moves_v3-1000.epd", "suites/wac.epd"):
+        for line in data_file(name).read_text().splitlines():
+            if line.strip():
+                fens.append(" ".join(line.split()[:4]) + " 0 1")
+    rng.shuffle(fens)
+    return [chess.Board(f) for f in fens[:n]]
+
+
+def random_limit(rng: random.Random, board: chess.Board, overhead_s: float) -> tuple[chess.engine.Limit, str, float]:
+    kind = rng.choice(["movetime", "movetime", "clock", "nodes", "depth"])
+    if kind == "movetime":
+        ms = rng.choice([1, 2, 5, 10, 20, 50])
+        return chess.engine.Limit(time=ms / 1000), f"movetime {ms}", ms / 1000
+    if kind == "clock":
+        clock = rng.choice([0.001, 0.005, 0.02, 0.1, 0.5, 1.0])
+        inc = rng.choice([0.0, 0.01])
+        own = "white" if board.turn == chess.WHITE else "black"
+        limit = chess.engine.Limit(**{f"{own}_clock": clock, f"{own}_inc": inc})
+        # The time manager spends at most a third of what the clock leaves after the overhead.
+        return limit, f"clock {clock}+{inc}", max(0.001, (clock - overhead_s) / 3)
+    if kind == "nodes":
+        nodes = rng.choice([1, 100, 5000])
+        return chess.engine.Limit(nodes=nodes), f"nodes {nodes}", UNBOUNDED_S
+    depth = rng.choice([1, 2, 3, 4])
+    return chess.engine.Limit(depth=depth), f"depth {depth}", UNBOUNDED_S
+
+
+def stress(target: list[str], searches: int, seed: int, overhead_s: float) -> list[Answer]:
+    """``searches`` searches with mixed limits; one in eight is a ``stop`` racing the end."""
+    rng = random.Random(seed)
+    boards = positions(200, rng)
+    answers: list[Answer] = []
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + target, timeout=120)
+    try:
+        engine.ping()  # isready: the player is built (and warmed up) before the first timed move
+        game = object()
+        for i in range(searches):
+            if i % 50 == 0:
+                game = object()  # python-chess sends ucinewgame
+            board = boards[i % len(boards)]
+            if i % 8 == 7:
+                ms = rng.choice([1, 5, 20, 40])
+                wait = rng.uniform(0, 0.03)
+                started = time.perf_counter()
+                with engine.analysis(board, chess.engine.Limit(time=ms / 1000), game=game) as analysis:
+                    time.sleep(wait)
+                    analysis.stop()
+                    best = analysis.wait()
+                took = time.perf_counter() - started
+                assert best.move in board.legal_moves, f"illegal bestmove {best.move} in {board.fen()}"
+                answers.append(Answer(f"stop after {wait * 1000:.0f} ms of movetime {ms}", max(ms / 1000, wait), took))
+                continue
+            limit, text, allowed = random_limit(rng, board, overhead_s)
+            started = time.perf_counter()
+            try:
+                result = engine.play(board, limit, game=game)
+            except TimeoutError:
+                pytest.fail(f"search {i} ({text}) was never answered in {board.fen()}")
+            took = time.perf_counter() - started
+            assert result.move in board.legal_moves, f"illegal bestmove {result.move} in {board.fen()}"
+            answers.append(Answer(text, allowed, took))
+    finally:
+        engine.quit()
+    return answers
+
+
+def check(answers: list[Answer], margin: float) -> None:
+    late = sorted((a for a in answers if a.late > margin), key=lambda a: -a.late)
+    slowest = max(answers, key=lambda a: a.late)
+    summary = (f"{len(answers)} searches, slowest {slowest.took * 1000:.1f} ms for {slowest.limit} "
+               f"({slowest.late * 1000:+.1f} ms over its limit)")
+    print(summary)
+    assert not late, f"{len(late)} answers later than limit + {margin * 1000:.0f} ms, e.g. " + "; ".join(
+        f"{a.limit}: {a.took * 1000:.1f} ms" for a in late[:5]) + f" ({summary})"
+
+
+def test_full_engine_answers_every_short_search_in_time():
+    check(stress([], 400, seed=1, overhead_s=0.05), margin=0.1)
+
+
+@pytest.mark.slow
+def test_full_engine_answers_thousands_of_short_searches_in_time():
+    check(stress([], 3000, seed=2, overhead_s=0.05), margin=0.1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["3b", "abdada"])
+def test_coordinated_players_answer_short_searches_in_time(target):
+    """An ensemble and the decomposition player coordinate Dask workers on 2 cores:
+    their margin covers one round of messages, not a search."""
+    check(stress([target], 300, seed=3, overhead_s=0.15), margin=0.25)
