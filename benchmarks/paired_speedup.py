@@ -21,7 +21,7 @@ from pathlib import Path
 
 from players.decomposition.config import load_decomposition
 from players.decomposition.runner import DaskRunner
-from players.decomposition.speedup import timed_search
+from tournaments.speedup import timed_search
 from players.result import SearchLimits
 from concilio.resources import data_file
 from tournaments.epd import load_suite

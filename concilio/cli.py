@@ -12,10 +12,12 @@ import time
 import chess
 import numpy as np
 
+from .errors import ConcilioError
+
 EXIT_USAGE = 2
 
 
-class UsageError(Exception):
+class UsageError(ConcilioError):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
@@ -31,24 +33,11 @@ def _position(fen: str | None, moves: list[str] | None = None):
 
 
 def _spec(mask: str, weights: list[str] | None):
-    from evaluation.spec import EvalSpec, EvalSpecError
-    try:
-        values = None
-        if weights:
-            values = [w for item in weights for w in item.replace(",", " ").split()]
-        return EvalSpec.parse(mask, values)
-    except EvalSpecError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _config(load, target):
-    """Read a YAML config with ``load``; every problem it reports becomes a usage error (exit 2)."""
-    from ensemble.selection import SelectionError
-    from concilio.config import ConfigError
-    try:
-        return load(target)
-    except (ConfigError, SelectionError) as exc:
-        raise UsageError(str(exc)) from None
+    from evaluation.spec import EvalSpec
+    values = None
+    if weights:
+        values = [w for item in weights for w in item.replace(",", " ").split()]
+    return EvalSpec.parse(mask, values)
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
@@ -78,16 +67,12 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from players.result import SearchLimitError, SearchLimits
-    try:
-        return SearchLimits(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
-    except SearchLimitError as exc:
-        raise UsageError(str(exc)) from None
+    from players.result import SearchLimits
+    return SearchLimits(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
 
 
 def _print_info(it) -> None:
-    print(f"info depth {it.depth} seldepth {it.seldepth} score {it.score_text()} nodes {it.nodes} "
-          f"nps {it.nps} time {int(it.time * 1000)} pv {' '.join(it.pv)}", flush=True)
+    print(it.uci(), flush=True)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -128,26 +113,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One ensemble decision: the instances, their answers, the criterion's values."""
     from dataclasses import replace
 
-    from ensemble.cluster import ClusterError
-    from ensemble.config import Budget, load_config
+    from ensemble.config import load_config
     from ensemble.player import EnsemblePlayer
-    from ensemble.selection import SelectionError
-    from concilio.config import ConfigError
+    from players.player import MoveLimits
     pos = _position(args.fen, args.moves)
-    try:
-        config = load_config(args.config)
-        if args.movetime or args.nodes or args.depth:
-            mode = args.budget_mode or config.budget.mode
-            config = config.with_budget(Budget(movetime=args.movetime, nodes=args.nodes, depth=args.depth,
-                                               mode=mode))
-        elif args.budget_mode:
-            config = config.with_budget(replace(config.budget, mode=args.budget_mode))
-        if args.criterion:
-            config = config.with_selection(args.criterion)
-        if args.scheduler:
-            config = replace(config, cluster=replace(config.cluster, scheduler=args.scheduler, workers=None))
-    except (ConfigError, SelectionError) as exc:
-        raise UsageError(str(exc)) from None
+    config = load_config(args.config)
+    if args.budget_mode:
+        config = config.with_budget(replace(config.budget, mode=args.budget_mode))
+    budget = config.budget
+    if args.movetime or args.nodes or args.depth:
+        budget = replace(budget, movetime=args.movetime, nodes=args.nodes, depth=args.depth)
+        config = config.with_budget(budget)
+    limits = MoveLimits(nodes=budget.nodes, depth=budget.depth, movetime=budget.movetime)
+    if args.criterion:
+        config = config.with_selection(args.criterion)
+    if args.scheduler:
+        config = replace(config, cluster=replace(config.cluster, scheduler=args.scheduler, workers=None))
     print(f"Ensemble {config.name}: {config.notation}  [{config.source}]")
     for inst in config.instances:
         options = inst.search
@@ -156,16 +137,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""
         print(f"  {inst.label:24s} weights {inst.weights_text()}{extra}")
     print(f"Selection {config.selection.criterion} {dict(config.selection.params)}; budget {config.budget.describe()}")
-    try:
-        with EnsemblePlayer(config, on_event=lambda m: print(f"  ! {m}", file=sys.stderr)) as player:
-            print(f"Cluster: {player.cluster_description}")
-            if player.dashboard:
-                print(f"Dashboard: {player.dashboard}")
-            print()
-            decision = player.choose(pos.root_fen, pos.moves)
-    except ClusterError as exc:
-        raise UsageError(str(exc)) from None
-    print(decision.format())
+    with EnsemblePlayer(config, on_event=lambda m: print(f"  ! {m}", file=sys.stderr)) as player:
+        print(f"Cluster: {player.cluster_description}")
+        if player.dashboard:
+            print(f"Dashboard: {player.dashboard}")
+        print()
+        player.play(pos.to_board(), limits)
+    print(player.last_decision.format())
     return 0
 
 
@@ -173,7 +151,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     """Score players and selection criteria on test suites (phase 1 searches, phase 2 metrics)."""
     from tournaments.suite_config import load_suite_config
     from tournaments.suite_run import format_outcome, run_suite
-    config = _config(load_suite_config, args.config)
+    config = load_suite_config(args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
@@ -190,7 +168,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     from tournaments.match_config import load_match_config
     from tournaments.match_run import run_match
-    config = _config(load_match_config, args.config)
+    config = load_match_config(args.config)
     if args.concurrency:
         config = replace(config, concurrency=args.concurrency)
     if args.output:
@@ -211,7 +189,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 def cmd_uci(args: argparse.Namespace) -> int:
     """Speak UCI on stdin/stdout (the full engine, an instance mask or an ensemble file)."""
     from concilio.uci import UciEngine
-    engine = _config(UciEngine, args.config)
+    engine = UciEngine(args.config)
     engine.run(sys.stdin)
     return 0
 
@@ -220,8 +198,8 @@ def cmd_speedup(args: argparse.Namespace) -> int:
     """Sequential against parallel search at a fixed depth: the thesis's speedup table."""
     from pathlib import Path
 
-    from players.decomposition.speedup import HEAD, load_speedup, run_speedup, write_csv
-    settings, variants = _config(load_speedup, args.config)
+    from tournaments.speedup import HEAD, load_speedup, run_speedup, write_csv
+    settings, variants = load_speedup(args.config)
     if args.depth:
         settings["depth"] = args.depth
     if args.limit:
@@ -235,6 +213,7 @@ def cmd_speedup(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from evaluation.spec import CATEGORIES
     parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -245,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_perft)
 
     def add_spec_args(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--mask", default="MBXKPAR", help="categories, as letters (MKP) or the 7-bit integer (76)")
+        q.add_argument("--mask", default=CATEGORIES, help="categories, as letters (MKP) or the 7-bit integer (76)")
         q.add_argument("--weights", nargs="+", help="seven weights in the order M B X K P A R")
 
     p = sub.add_parser("search", help="search one position and print the best move")
@@ -319,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         args.depth = BENCH_DEPTH
     try:
         return args.func(args)
-    except UsageError as exc:
+    except ConcilioError as exc:  # every error about the input or the surroundings: one message, exit 2
         print(f"concilio {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -19,13 +19,14 @@ from typing import Any
 
 import yaml
 
+from .errors import ConcilioError
 from .resources import packaged, user_config_dirs
 
 FieldPath = tuple[object, ...]
 KINDS = ("ensembles", "tournaments", "suites", "decomposition")
 
 
-class ConfigError(ValueError):
+class ConfigError(ConcilioError, ValueError):
     """Every problem found in a configuration file, one per line of the message."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -1,35 +1,30 @@
 """``concilio uci [CONFIG]``: any Concilio player as a UCI engine.
 
 Without a config it is the full engine; with ``MKP`` (a mask) a single instance; with
-an ensemble file (or name in ``configs/ensembles``) the ensemble.  Searches run in a
-thread so that ``stop``, ``isready`` and ``quit`` are answered at once; every input
-line that cannot be understood is answered with ``info string`` and otherwise ignored,
-so the engine never dies or hangs on bad input.
+an ensemble or decomposition file (or its name) that player.  Every one is a
+:class:`players.player.Player`, driven the same way.  Searches run in a thread so that
+``stop``, ``isready`` and ``quit`` are answered at once; every input line that cannot be
+understood is answered with ``info string`` and otherwise ignored, so the engine never
+dies or hangs on bad input.
+
+Every ``go`` gets exactly one ``bestmove``.  Whether one is owed is state that changes
+under the output lock together with the writing of that ``bestmove`` line: the search
+thread's liveness lags behind its last line, and a ``go`` sent right after a
+``bestmove`` must find the engine idle.
 """
 from __future__ import annotations
 
 import sys
 import threading
+from dataclasses import replace
 from typing import Callable, TextIO
 
 import chess
 
+from players.player import COORDINATED_OVERHEAD_MS, DEFAULT_OVERHEAD_MS, MoveLimits, Player
+
 ENGINE_NAME = "Concilio"
-DEFAULT_OVERHEAD_MS = 50
-ENSEMBLE_OVERHEAD_MS = 150  # coordination: submission, transport, selection
-
-
-class TimeManager:
-    """Per-move time from a clock: a share of what is left plus most of the increment,
-    minus a safety margin, never more than a third of what is left."""
-
-    def __init__(self, overhead_ms: int) -> None:
-        self.overhead_ms = overhead_ms
-
-    def allocate(self, time_left: int, increment: int = 0, moves_to_go: int | None = None) -> int:
-        usable = max(1, time_left - self.overhead_ms)
-        share = usable / (moves_to_go if moves_to_go else 25) + 0.75 * increment
-        return max(1, int(min(share, usable / 3)))
+INFINITE_MS = 24 * 3600 * 1000
 
 
 class UciEngine:
@@ -39,74 +34,74 @@ class UciEngine:
         self.debug = False
         self.board = chess.Board()
         self.thread: threading.Thread | None = None
-        # The search whose ``bestmove`` is still owed (0: none).  It changes only under
-        # ``self.lock``, together with the writing of that ``bestmove`` line, so a ``go``
-        # that arrives right after a ``bestmove`` always finds the engine idle: the search
-        # thread's liveness lags behind its last line and must not decide that.
-        self._owed = 0
-        self._searches = 0
-        self.target = target
         self.hash_mb = 16
-        self.overhead_ms: int | None = None
-        self.ensemble = None  # EnsemblePlayer, when the target is an ensemble file
-        self.ensemble_config = None
-        self.decomposition_config = None
-        self.decomposition = None
-        self.searcher = None
-        self.spec = None
+        self.overhead_ms: int | None = None  # the Move Overhead option; None: the player's default
+        self.player: Player | None = None
+        self._owed = 0  # the search whose bestmove is still owed (0: none)
+        self._searches = 0
         self._stop_requested = threading.Event()
+        self._info_sent = False
+        self._make: Callable[[], Player]
         self._load(target)
 
     # --- set-up ---------------------------------------------------------------------------------
     def _load(self, target: str | None) -> None:
+        """Read the target now (a bad file is an error at start-up, exit 2); build the
+        player at the first ``isready`` or ``go``."""
         from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
-        self.spec = FULL_ENGINE
-        self.name = f"{ENGINE_NAME} full engine (MBXKPAR)"
+        spec = FULL_ENGINE
+        self.ensemble_config = None
+        self.coordinated = False
+        if target is not None:
+            try:
+                spec = EvalSpec.parse(target)
+                target = None
+            except EvalSpecError:
+                pass
         if target is None:
+            kind = "full engine" if spec == FULL_ENGINE else "instance"
+            self.name = f"{ENGINE_NAME} {kind} ({spec.letters})"
+            self._make = lambda: self._instance(spec)
             return
-        try:
-            self.spec = EvalSpec.parse(target)
-            self.name = f"{ENGINE_NAME} instance ({self.spec.letters})"
-            return
-        except EvalSpecError:
-            pass
         from concilio.config import find_config
         from players.decomposition.config import is_decomposition_file, load_decomposition
         path = find_config(target, "ensembles", "decomposition")  # ConfigError: exit 2 with the reason
+        self.coordinated = True
         if is_decomposition_file(path):
-            self.decomposition_config = load_decomposition(path)
-            self.name = f"{ENGINE_NAME} decomposition {self.decomposition_config.name} " \
-                        f"({self.decomposition_config.algorithm}, {self.decomposition_config.workers} workers)"
+            config = load_decomposition(path)
+            self.name = f"{ENGINE_NAME} decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
+            self._make = lambda: self._decomposition(config)
             return
         from ensemble.config import load_config
         self.ensemble_config = load_config(path)
         self.name = f"{ENGINE_NAME} ensemble {self.ensemble_config.name} {self.ensemble_config.notation}"
+        self._make = self._ensemble
 
-    def _ensure_player(self) -> None:
-        if self.decomposition_config is not None:
-            if self.decomposition is None:
-                from players.decomposition.player import DecompositionPlayer
-                self.decomposition = DecompositionPlayer(self.decomposition_config).start()
-        elif self.ensemble_config is not None:
-            if self.ensemble is None:
-                from ensemble.player import EnsemblePlayer
-                self.ensemble = EnsemblePlayer(self.ensemble_config,
-                                               on_event=lambda m: self.send(f"info string {m}")).start()
-        elif self.searcher is None:
-            from players.result import SearchLimits
-            from players.searcher import Searcher
-            self.searcher = Searcher(self.spec, self.hash_mb)
-            # Numba loads each compiled function on its first call: pay that here, at
-            # ``isready``, not inside the first timed move.
-            self.searcher.search(chess.Board(), SearchLimits(depth=3))
-            self.searcher.new_game()
+    def _instance(self, spec) -> Player:
+        from players.player import InstancePlayer
+        from players.searcher import Searcher
+        player = InstancePlayer(Searcher(spec, self.hash_mb))
+        player.warm_up()
+        return player
+
+    def _decomposition(self, config) -> Player:
+        from players.decomposition.player import DecompositionPlayer
+        return DecompositionPlayer(config).start()
+
+    def _ensemble(self) -> Player:
+        from ensemble.player import EnsemblePlayer
+        return EnsemblePlayer(self.ensemble_config, on_event=lambda m: self.send(f"info string {m}")).start()
+
+    def _ensure_player(self) -> Player:
+        if self.player is None:
+            self.player = self._make()
+        return self.player
 
     @property
     def overhead(self) -> int:
         if self.overhead_ms is not None:
             return self.overhead_ms
-        coordinated = self.ensemble_config is not None or self.decomposition_config is not None
-        return ENSEMBLE_OVERHEAD_MS if coordinated else DEFAULT_OVERHEAD_MS
+        return COORDINATED_OVERHEAD_MS if self.coordinated else DEFAULT_OVERHEAD_MS
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -169,8 +164,9 @@ class UciEngine:
             if size is None:
                 return
             self.hash_mb = size
-            if self.searcher is not None:
-                self.searcher.resize_hash(size)
+            searcher = getattr(self.player, "searcher", None)  # a single instance's table; workers keep theirs
+            if searcher is not None:
+                searcher.resize_hash(size)
         elif name.lower() == "move overhead":
             ms = self._ranged(value, 0, 5000, "Move Overhead must be 0-5000 ms")
             if ms is None:
@@ -180,10 +176,9 @@ class UciEngine:
             if value not in ("per_instance", "equal_total"):
                 self.send(f"info string BudgetMode must be per_instance or equal_total, got {value!r}")
                 return
-            from dataclasses import replace
             self.ensemble_config = self.ensemble_config.with_budget(replace(self.ensemble_config.budget, mode=value))
-            if self.ensemble is not None:
-                self.ensemble.config = self.ensemble_config
+            if self.player is not None:
+                self.player.config = self.ensemble_config
         else:
             self.send(f"info string ignored unknown option {name!r}")
 
@@ -196,13 +191,7 @@ class UciEngine:
 
     def cmd_ucinewgame(self, args) -> None:
         self.stop_search()
-        self._ensure_player()
-        if self.ensemble is not None:
-            self.ensemble.new_game()
-        elif self.decomposition is not None:
-            self.decomposition.new_game()
-        elif self.searcher is not None:
-            self.searcher.new_game()
+        self._ensure_player().new_game()
         self.board = chess.Board()
 
     def cmd_position(self, args) -> None:
@@ -265,14 +254,17 @@ class UciEngine:
             if bad_moves:
                 self.send(f"info string searchmoves: {' '.join(bad_moves)} not legal; ignored")
                 searchmoves = [m for m in searchmoves if m in legal]
-        self._ensure_player()
+        player = self._ensure_player()
+        player.overhead_ms = self.overhead
         self.join_search()
         self._stop_requested.clear()
         board = self.board.copy()
+        limits = self._limits(board, params, tuple(searchmoves))
         with self.lock:
             self._searches += 1
             self._owed = self._searches
-        self.thread = threading.Thread(target=self._search, args=(board, params, searchmoves or None), daemon=True)
+        self.thread = threading.Thread(target=self._search, args=(player, board, limits, "infinite" in params),
+                                       daemon=True)
         self.thread.start()
 
     def cmd_stop(self, args) -> None:
@@ -285,97 +277,54 @@ class UciEngine:
         self.send("info string pondering is not supported; ponderhit ignored")
 
     # --- searching ------------------------------------------------------------------------------
-    def _limits(self, board: chess.Board, params: dict) -> dict:
-        """movetime / nodes / depth for this move; infinite when nothing bounds it."""
+    def _limits(self, board: chess.Board, params: dict, searchmoves: tuple[str, ...]) -> MoveLimits:
+        """The GUI's limits for this move.  A ``movetime`` is a hard limit: the overhead
+        comes off it here.  A clock goes to the player's time manager as it is."""
         if "movetime" in params:
-            return {"movetime": max(1, params["movetime"] - self.overhead)}
-        side = "w" if board.turn == chess.WHITE else "b"
+            return MoveLimits(movetime=max(1, params["movetime"] - self.overhead), searchmoves=searchmoves)
+        side, other = ("w", "b") if board.turn == chess.WHITE else ("b", "w")
         if f"{side}time" in params:
-            ms = TimeManager(self.overhead).allocate(params[f"{side}time"], params.get(f"{side}inc", 0),
-                                                     params.get("movestogo"))
-            return {"movetime": ms}
-        out = {k: params[k] for k in ("nodes", "depth") if k in params}
-        if not out or "infinite" in params:
-            return {"depth": 127} if not out else out
-        return out
+            theirs = params.get(f"{other}time")
+            return MoveLimits(clock=params[f"{side}time"] / 1000, increment=params.get(f"{side}inc", 0) / 1000,
+                              opponent_clock=None if theirs is None else theirs / 1000,
+                              moves_to_go=params.get("movestogo"), searchmoves=searchmoves)
+        infinite = "infinite" in params or not ("nodes" in params or "depth" in params)
+        return MoveLimits(nodes=params.get("nodes"), depth=params.get("depth"), infinite=infinite,
+                          searchmoves=searchmoves)
 
-    def _search(self, board: chess.Board, params: dict, searchmoves) -> None:
+    def _search(self, player: Player, board: chess.Board, limits: MoveLimits, infinite: bool) -> None:
+        self._info_sent = False
         try:
-            if self.ensemble is not None:
-                move = self._search_ensemble(board, params)
-            elif self.decomposition is not None:
-                move = self._search_decomposition(board, params)
-            else:
-                move = self._search_single(board, params, searchmoves)
+            played = player.play(board, limits, info=self._info)
+            for line in played.report:
+                self.send(f"info string {line}")
+            if played.result is not None and not self._info_sent:
+                self.send(played.result.summary(played.nodes, played.seconds).uci())
+            move = played.move
+            if move is None or chess.Move.from_uci(move) not in board.legal_moves:
+                raise ValueError(played.error or f"the player answered {move!r}")
         except Exception as exc:  # noqa: BLE001 - answer with a legal move whatever happened
             self.send(f"info string search failed: {type(exc).__name__}: {exc}")
             move = next(iter(board.legal_moves)).uci()
-        if "infinite" in params and not self._stop_requested.is_set():
+        if infinite and not self._stop_requested.is_set():
             self._stop_requested.wait()  # UCI: no bestmove before stop in infinite mode
         with self.lock:
             self.out.write(f"bestmove {move}\n")
             self.out.flush()
             self._owed = 0
 
-    def _search_single(self, board: chess.Board, params: dict, searchmoves) -> str:
-        from players.result import SearchLimits
-        limits = SearchLimits(**self._limits(board, params))
-        result = self.searcher.search(board, limits, info=self._info, searchmoves=searchmoves)
-        return result.bestmove
-
-    def _search_decomposition(self, board: chess.Board, params: dict) -> str:
-        from players.result import SearchLimits
-        limits = self._limits(board, params)
-        if limits.get("depth") == 127:
-            limits = {"depth": 64}
-        result = self.decomposition.search(board, SearchLimits(**limits))
-        ms = max(1, int(result.time * 1000))
-        self.send(f"info depth {result.depth} score {result.score_text()} nodes {result.nodes} "
-                  f"nps {result.nodes * 1000 // ms} time {ms} pv {' '.join(result.pv)}")
-        return result.bestmove
-
     def _info(self, it) -> None:
-        self.send(f"info depth {it.depth} seldepth {it.seldepth} score {it.score_text()} nodes {it.nodes} "
-                  f"nps {it.nps} time {int(it.time * 1000)} pv {' '.join(it.pv)}")
-
-    def _search_ensemble(self, board: chess.Board, params: dict) -> str:
-        from ensemble.config import Budget
-        limits = self._limits(board, params)
-        if limits.get("depth") == 127 and "movetime" not in limits:
-            limits = {"movetime": 24 * 3600 * 1000}  # infinite: until stop
-        mode = self.ensemble_config.budget.mode
-        self.ensemble.config = self.ensemble_config.with_budget(Budget(**limits, mode=mode))
-        root = board.root()
-        decision = self.ensemble.choose(root.fen(), [m.uci() for m in board.move_stack])
-        for r in decision.reports:
-            if r.result is not None and r.excluded is None:
-                res = r.result
-                self.send(f"info string {r.label} {res.bestmove} {res.score_text()} depth {res.depth} "
-                          f"nodes {res.nodes}")
-            else:
-                self.send(f"info string {r.label} excluded: {r.excluded}")
-        values = " ".join(f"{m}={v:g}" for m, v in decision.values.items())
-        self.send(f"info string {decision.criterion}: {values or decision.fallback} -> {decision.move}")
-        chosen = next((r.result for r in decision.reports if r.result is not None and r.excluded is None
-                       and r.result.bestmove == decision.move), None)
-        if chosen is not None:
-            nodes = sum(r.result.nodes for r in decision.reports if r.result is not None)
-            ms = max(1, int(decision.elapsed * 1000))
-            self.send(f"info depth {chosen.depth} seldepth {chosen.seldepth} score {chosen.score_text()} "
-                      f"nodes {nodes} nps {nodes * 1000 // ms} time {ms} pv {' '.join(chosen.pv)}")
-        return decision.move
+        self._info_sent = True
+        self.send(it.uci())
 
     def stop_search(self) -> None:
         """``stop``: the running search answers now.  A stop that races the search's own
-        end (its ``bestmove`` already sent) stops nothing: the players are told to stop
-        only while a ``bestmove`` is owed."""
+        end (its ``bestmove`` already sent) stops nothing: the player is told to stop only
+        while a ``bestmove`` is owed."""
         self._stop_requested.set()
         with self.lock:  # the search cannot send its bestmove (and end) while its player is stopped
-            if self._owed:
-                for stop in (self.searcher and self.searcher.stop, self.ensemble and self.ensemble.interrupt,
-                             self.decomposition and self.decomposition.stop):
-                    if stop:
-                        stop()
+            if self._owed and self.player is not None:
+                self.player.stop()
         self.join_search()
 
     def join_search(self) -> None:
@@ -387,10 +336,8 @@ class UciEngine:
                 self.send("info string the previous search did not end within 30 s")
 
     def close(self) -> None:
-        if self.ensemble is not None:
-            self.ensemble.close()
-        if self.decomposition is not None:
-            self.decomposition.close()
+        if self.player is not None:
+            self.player.close()
 
 
 def _int(text: str) -> int | None:

@@ -311,14 +311,14 @@ def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchO
     seed = get_int(src, data, path + ("seed",), 0, 0)
     factor = get_number(src, data, path + ("factor",), 2.0, low=0)
     sigma = get_number(src, data, path + ("sigma",), 0.3, low=0)
-    order = data.get("order", "MBXKPAR")
+    order = data.get("order", CATEGORIES)
     focus = data.get("focus", "balanced")
     if focus not in MASK_CRITERIA:
         src.problem(path + ("focus",), f"focus {focus!r} is not one of {', '.join(MASK_CRITERIA)}")
         return []
     weights = None
     if "weights" in data:
-        base = _spec(src, "MBXKPAR", data["weights"], path)
+        base = _spec(src, CATEGORIES, data["weights"], path)
         if base is None:
             return []
         weights = base.weights

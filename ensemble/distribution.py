@@ -19,12 +19,13 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
+from concilio.errors import ConcilioError
 from evaluation.spec import CATEGORIES, EvalSpec, category_bit
 
 MASK_CRITERIA = ("minimal", "balanced", "unbalanced", "incremental", "random")
 WEIGHT_CRITERIA = ("emphasis", "random_weights")
 CRITERIA = MASK_CRITERIA + WEIGHT_CRITERIA
-THESIS_ORDER = "MBXKPAR"
+THESIS_ORDER = CATEGORIES
 
 # The thesis's balanced designs, as positions in the distributed order (0 = E1 = B).
 THESIS_BALANCED = {
@@ -35,7 +36,7 @@ THESIS_BALANCED = {
 }
 
 
-class DistributionError(ValueError):
+class DistributionError(ConcilioError, ValueError):
     """Arguments no distribution criterion can satisfy."""
 
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import chess
 
-from evaluation.spec import FULL_ENGINE, EvalSpec
+from evaluation.spec import CATEGORIES, FULL_ENGINE, EvalSpec
 from evaluation.trace import trace
 from players.position import Position
+from players.result import MATE_CP
 
-from .selection import MATE_CP, Ballot, Evidence
+from .selection import Ballot, Evidence
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class PositionTerms:
             white = self.result * MATE_CP
         else:
             white = sum(int(round(w * net)) for w, net, on in
-                        zip(spec.weights, self.nets, (spec.uses(c) for c in "MBXKPAR")) if on)
+                        zip(spec.weights, self.nets, (spec.uses(c) for c in CATEGORIES)) if on)
         return white if root_turn == chess.WHITE else -white
 
 

@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 
 import chess
 
+from concilio.cluster import Cluster, open_cluster
 from players.result import SearchLimits
+from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
 from players.searcher import Searcher
 
 from . import worker as worker_tasks
-from .cluster import ClusterHandle, open_cluster
-from .config import EnsembleConfig, InstanceConfig
+from .config import Budget, EnsembleConfig, InstanceConfig
 from .decision import Decision, InstanceReport
 from .evidence import gather_evidence
 from .selection import CRITERIA, Ballot, Evidence, SelectionInput, select
@@ -32,11 +33,16 @@ FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one itera
 
 
 class EnsemblePlayer:
-    """Use as a context manager, or call ``start`` and ``close``."""
+    """n instances and a selection criterion (a :class:`players.player.Player`).  Use as
+    a context manager, or call ``start`` and ``close``."""
 
-    def __init__(self, config: EnsembleConfig, cluster: ClusterHandle | None = None,
+    overhead_ms = COORDINATED_OVERHEAD_MS
+
+    def __init__(self, config: EnsembleConfig, cluster: Cluster | None = None,
                  on_event: Callable[[str], None] | None = None) -> None:
         self.config = config
+        self.name = f"ensemble {config.name} {config.notation}"
+        self.last_decision: Decision | None = None  # the last move's votes and values, for a full report
         self._cluster = cluster
         self._own_cluster = cluster is None
         self._game = uuid.uuid4().hex[:8]
@@ -61,7 +67,9 @@ class EnsemblePlayer:
             self._placement = {key: "inline" for key in self._keys}
             return self
         if self._cluster is None:
-            self._cluster = open_cluster(self.config.cluster, len(self.config.instances))
+            c = self.config.cluster
+            self._cluster = open_cluster(c.workers or len(self.config.instances), c.scheduler,
+                                         c.threads_per_worker, c.dashboard)
         futures = {key: self._place(key, inst) for key, inst in zip(self._keys, self.config.instances)}
         for key, future in futures.items():
             try:
@@ -99,6 +107,10 @@ class EnsemblePlayer:
     @property
     def dashboard(self) -> str | None:
         return self._cluster.dashboard if self._cluster else None
+
+    def workers(self) -> list[str]:
+        """The addresses of the cluster's workers alive now (none inline)."""
+        return self._cluster.workers() if self._cluster else []
 
     @property
     def cluster_description(self) -> str:
@@ -145,8 +157,42 @@ class EnsemblePlayer:
             pass
 
     # --- one move -------------------------------------------------------------------------------
-    def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = ()) -> Decision:
-        """The move to play after ``moves`` from ``fen``, within the budget's deadline."""
+    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+        """A move as a :class:`players.player.Player`: the limits become the budget of every
+        instance (split among them in ``equal_total`` mode); the report shows each
+        instance's answer and the criterion's decision."""
+        start = time.perf_counter()
+        sl = limits.search_limits(self.overhead_ms)
+        if sl.depth == 127 and sl.movetime is None and sl.nodes is None:
+            sl = SearchLimits(movetime=24 * 3600 * 1000)  # until stop (``interrupt``)
+        # A node or depth budget keeps the file's deadline; a movetime sets its own.
+        deadline = self.config.budget.deadline_ms if sl.movetime is None else None
+        budget = Budget(sl.movetime, sl.nodes, sl.depth, self.config.budget.mode, deadline)
+        root = board.root()
+        decision = self.last_decision = self.choose(root.fen(), [m.uci() for m in board.move_stack], budget)
+        report = [f"{r.label} {r.result.bestmove} {r.result.score_text()} depth {r.result.depth} nodes "
+                  f"{r.result.nodes}" if r.result is not None and r.excluded is None else f"{r.label} excluded: "
+                  f"{r.excluded}" for r in decision.reports]
+        values = " ".join(f"{m}={v:g}" for m, v in decision.values.items())
+        report.append(f"{decision.criterion}: {values or decision.fallback} -> {decision.move}")
+        chosen = next((r.result for r in decision.reports if r.result is not None and r.excluded is None
+                       and r.result.bestmove == decision.move), None)
+        votes = " ".join(f"{m}:{v}" for m, v in sorted(decision.votes.items(), key=lambda kv: -kv[1]))
+        nodes = sum(r.result.nodes for r in decision.reports if r.result is not None)
+        seconds = time.perf_counter() - start
+        if info is not None and chosen is not None:
+            info(chosen.summary(nodes, seconds))
+        return Played.of(chosen, decision.move, seconds, nodes,
+                         f"votes {votes}" if votes else f"fallback: {decision.fallback}", tuple(report))
+
+    def stop(self) -> None:
+        self.interrupt()
+
+    def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = (), budget: Budget | None = None
+               ) -> Decision:
+        """The move to play after ``moves`` from ``fen``, within the budget's deadline
+        (``budget``, or the file's)."""
+        budget = budget or self.config.budget
         start = time.perf_counter()
         board = chess.Board(fen)
         for uci in moves:
@@ -155,9 +201,8 @@ class EnsemblePlayer:
             raise ValueError(f"no legal move in {board.fen()}")
         self._interrupted = False
         if self.inline:
-            return self._choose_inline(board, fen, moves, start)
+            return self._choose_inline(board, fen, moves, start, budget)
         n = len(self.config.instances)
-        budget = self.config.budget
         span = budget.deadline(n)
         deadline = start + span
         reserve = self._selection_reserve(span)
@@ -183,16 +228,17 @@ class EnsemblePlayer:
             pass
         reports, ballots = self._collect(futures, board)
         if not ballots:
-            return self._fallback(board, fen, moves, reports, start, deadline)
+            return self._fallback(board, fen, moves, reports, start, deadline, budget)
         return self._decide(board, reports, ballots, start)
 
-    def _choose_inline(self, board: chess.Board, fen: str, moves: Sequence[str], start: float) -> Decision:
+    def _choose_inline(self, board: chess.Board, fen: str, moves: Sequence[str], start: float,
+                       budget: Budget) -> Decision:
         """Every instance in this process, one after another (identical moves under node or
         depth budgets; a movetime is shared out so that the move is never late)."""
         n = len(self.config.instances)
-        limits = self.config.budget.limits(n)
+        limits = budget.limits(n)
         if limits.movetime is not None:
-            span_ms = self.config.budget.deadline(n) * 1000 * SAFETY
+            span_ms = budget.deadline(n) * 1000 * SAFETY
             limits = SearchLimits(movetime=max(1, int(span_ms / n) - 5))
         reports, ballots = [], []
         legal = {m.uci() for m in board.legal_moves}
@@ -206,7 +252,7 @@ class EnsemblePlayer:
             if reason is None:
                 ballots.append(Ballot(inst.label, inst.spec, result))
         if not ballots:
-            return self._fallback(board, fen, moves, reports, start, start + self.config.budget.deadline(n))
+            return self._fallback(board, fen, moves, reports, start, start + budget.deadline(n), budget)
         return self._decide(board, reports, ballots, start)
 
     def _decide(self, board: chess.Board, reports: list[InstanceReport], ballots: list[Ballot],
@@ -310,9 +356,8 @@ class EnsemblePlayer:
         return search
 
     def _fallback(self, board: chess.Board, fen: str, moves: Sequence[str], reports: list[InstanceReport],
-                  start: float, deadline: float) -> Decision:
+                  start: float, deadline: float, budget: Budget) -> Decision:
         assert self._local is not None
-        budget = self.config.budget
         if budget.movetime is not None:
             left_ms = int((deadline - time.perf_counter()) * 1000) - 5
             limits = SearchLimits(movetime=max(FALLBACK_MIN_MS, left_ms))

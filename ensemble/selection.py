@@ -17,15 +17,15 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from concilio.errors import ConcilioError
 from evaluation.spec import CATEGORIES, EvalSpec
-from players.result import SearchResult
+from players.result import MATE_CP, SearchResult
 
 SIMPLE_WEIGHTS = {"M": 130, "B": 121, "X": 115, "K": 110, "P": 106, "A": 103, "R": 101}
 GENERALISED_WEIGHTS = {"M": 30, "B": 21, "X": 15, "K": 10, "P": 6, "A": 3, "R": 1}
-MATE_CP = 10_000  # a mate counts as this many centipawns in score arithmetic
 
 
-class SelectionError(ValueError):
+class SelectionError(ConcilioError, ValueError):
     """A criterion asked for something it cannot be given (unknown name, bad parameter)."""
 
 

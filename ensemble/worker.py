@@ -1,32 +1,24 @@
 """What runs on a Dask worker: instances kept resident in the worker process for a
 whole game, so each keeps its hash table warm between moves.
 
-Instances live in a module-level registry keyed by a name the coordinator chooses;
-tasks pinned to the worker find them there.  ``stop_instance`` is sent with
+Instances stay resident in the worker, keyed by a name the coordinator chooses;
+tasks pinned to the worker find them there.  ``stop_instances`` is sent with
 ``Client.run``, which runs on the worker's event loop and so reaches a search that
 is busy in the worker's task thread.
 """
 from __future__ import annotations
 
-import threading
-
+from concilio.cluster import Resident, worker_address
+from concilio.errors import ConcilioError
 from players.position import Position
 from players.result import SearchLimits, SearchResult
+from players.searcher import Searcher
 
-_INSTANCES: dict = {}
-_LOCK = threading.Lock()
+_INSTANCES: Resident[Searcher] = Resident()
 
 
-class InstanceMissing(RuntimeError):
+class InstanceMissing(ConcilioError, RuntimeError):
     """The worker does not hold this instance (it was restarted, or never had it)."""
-
-
-def worker_address() -> str:
-    try:
-        from distributed import get_worker
-        return get_worker().address
-    except (ImportError, ValueError):
-        return "local"
 
 
 def create_instance(key: str, instance) -> str:
@@ -35,14 +27,12 @@ def create_instance(key: str, instance) -> str:
     searcher = instance.make_searcher()
     searcher.search(None, SearchLimits(depth=1))
     searcher.new_game()
-    with _LOCK:
-        _INSTANCES[key] = searcher
+    _INSTANCES.put(key, searcher)
     return worker_address()
 
 
 def _get(key: str):
-    with _LOCK:
-        searcher = _INSTANCES.get(key)
+    searcher = _INSTANCES.get(key)
     if searcher is None:
         raise InstanceMissing(f"instance {key} is not on worker {worker_address()}")
     return searcher
@@ -58,8 +48,7 @@ async def stop_instances(*keys: str) -> int:
     """Stop whichever of these instances live on this worker; how many did.  A coroutine,
     so that ``Client.run(..., wait=False)`` runs it on the event loop at once, and one call
     for every worker: a stop costs one message, not one per instance."""
-    with _LOCK:
-        searchers = [_INSTANCES[k] for k in keys if k in _INSTANCES]
+    searchers = [s for s in map(_INSTANCES.get, keys) if s is not None]
     for searcher in searchers:
         searcher.stop()
     return len(searchers)
@@ -70,5 +59,4 @@ def new_game_instance(key: str) -> None:
 
 
 async def drop_instance(key: str) -> None:
-    with _LOCK:
-        _INSTANCES.pop(key, None)
+    _INSTANCES.pop(key)

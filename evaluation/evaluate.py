@@ -67,15 +67,6 @@ def game_phase(bb):
     return min(phase, PHASE_MAX)
 
 
-@njit(cache=True, inline="always")
-def pawn_attacks_of(pawns, colour):
-    if colour == WHITE:
-        return (((pawns & np.uint64(0xFEFEFEFEFEFEFEFE)) << np.uint64(7))
-                | ((pawns & np.uint64(0x7F7F7F7F7F7F7F7F)) << np.uint64(9)))
-    return (((pawns & np.uint64(0xFEFEFEFEFEFEFEFE)) >> np.uint64(9))
-            | ((pawns & np.uint64(0x7F7F7F7F7F7F7F7F)) >> np.uint64(7)))
-
-
 @njit(cache=True)
 def compute_attacks(bb, attacks, counts):
     """Every attack of both sides, once: by piece type, all, twice; plus bishop and

@@ -1,9 +1,9 @@
 """The evaluation's scalar terms: one (middlegame, endgame) pair each, in centipawns.
 
 The jitted evaluation reads them from an array passed at run time (never a frozen
-global), so that ``evaluation/tuning.py`` can fit them without recompiling and an
+global), so that ``tournaments/tuning.py`` can fit them without recompiling and an
 instance could carry its own.  ``DEFAULT_PARAMS`` holds the fitted values
-(``python -m evaluation.tuning --games 600``, seed 20261121: 20,441 positions,
+(``python -m tournaments.tuning --games 600``, seed 20261121: 20,441 positions,
 Stockfish depth 8; held-out error 0.01509 -> 0.01311 against the hand values).
 """
 import numpy as np
@@ -56,7 +56,3 @@ DEFAULT_PARAMS = np.array([[t[2], t[3]] for t in TERMS], np.int64)
  UNOPPOSED_PAWN, CENTRE_PAWN_ADVANCE, CENTRE_PAWN_BLOCKED, ATTACKED_BY_LOWER, HANGING, UNDEFENDED_PIECES,
  ROOK_OPEN_FILE, ROOK_HALF_OPEN_FILE, KING_HALF_OPEN_FILE, KING_NO_ADJACENT_PAWNS,
  KING_PAWN_DISTANCE) = range(N_PARAMS)
-
-
-def param_index(name: str) -> int:
-    return PARAM_NAMES.index(name)

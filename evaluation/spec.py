@@ -11,6 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
+from concilio.errors import ConcilioError
+
 CATEGORIES = "MBXKPAR"
 CATEGORY_NAMES = {
     "M": "material",
@@ -24,7 +26,7 @@ CATEGORY_NAMES = {
 FULL_MASK = 0b1111111
 
 
-class EvalSpecError(ValueError):
+class EvalSpecError(ConcilioError, ValueError):
     """A mask or weight vector that does not describe an evaluation."""
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import chess
 import numpy as np
 
+from concilio.errors import ConcilioError
 from .core.movegen import generate_moves
 from .core.moves import (BLACK, EMPTY, MAX_HISTORY, MAX_MOVES, ST_CASTLE, ST_EP, ST_FULLMOVE, ST_HALFMOVE,
                          ST_PLY, ST_SIDE, WHITE, empty_arrays, move_to_uci)
 from .core.position import compute_key, make_move, put_piece, unmake_move
 
 
-class InvalidPositionError(ValueError):
+class InvalidPositionError(ConcilioError, ValueError):
     """A FEN that cannot be parsed or describes an illegal position."""
 
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from concilio.errors import ConcilioError
 
-class SearchLimitError(ValueError):
+MATE_CP = 10_000  # a mate counts as this many centipawns wherever scores are compared or added
+
+
+class SearchLimitError(ConcilioError, ValueError):
     """Limits that cannot bound a search (negative, zero, or none at all)."""
 
 
@@ -47,7 +51,7 @@ class IterationInfo:
     """One completed iteration of iterative deepening (what a UCI ``info`` line says)."""
 
     depth: int
-    seldepth: int
+    seldepth: int | None  # None where the search does not know it (parallel jobs)
     score_cp: int
     mate: int | None
     nodes: int
@@ -64,6 +68,12 @@ class IterationInfo:
 
     def score_text(self) -> str:
         return f"mate {self.mate}" if self.mate is not None else f"cp {self.score_cp}"
+
+    def uci(self) -> str:
+        """The UCI ``info`` line of this iteration (``concilio search`` prints the same)."""
+        seldepth = "" if self.seldepth is None else f" seldepth {self.seldepth}"
+        return (f"info depth {self.depth}{seldepth} score {self.score_text()} nodes {self.nodes} nps {self.nps} "
+                f"time {int(self.time * 1000)} pv {' '.join(self.pv)}")
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ class SearchResult:
     depth: int
     root_moves_searched: int
     root_moves: int
-    seldepth: int
+    seldepth: int | None  # None where the search does not know it (parallel jobs)
     nodes: int
     time: float
     iterations: tuple[IterationInfo, ...] = field(default=())
@@ -110,3 +120,10 @@ class SearchResult:
 
     def score_text(self) -> str:
         return f"mate {self.mate}" if self.mate is not None else f"cp {self.score_cp}"
+
+    def summary(self, nodes: int | None = None, seconds: float | None = None) -> IterationInfo:
+        """This search as its deepest iteration, for a closing UCI ``info`` line; ``nodes``
+        and ``seconds`` may count more than this search (every instance of an ensemble)."""
+        return IterationInfo(self.depth, self.seldepth, self.score_cp, self.mate,
+                             self.nodes if nodes is None else nodes, self.time if seconds is None else seconds,
+                             self.pv)

@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from players.external import find_engine_binary
+from players.external import EngineNotFoundError, find_engine_binary
 
 UCI = [sys.executable, "-m", "concilio", "uci"]
 
@@ -41,8 +41,9 @@ def test_stop_during_infinite_returns_promptly(engine):
 
 
 def test_a_full_game_against_gnu_chess_without_losing_on_time():
-    gnuchess = find_engine_binary("gnuchess")
-    if gnuchess is None:
+    try:
+        gnuchess = find_engine_binary("gnuchess")
+    except EngineNotFoundError:
         pytest.skip("gnuchess not installed (CI installs it)")
     ours = chess.engine.SimpleEngine.popen_uci(UCI, timeout=60)
     theirs = chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)

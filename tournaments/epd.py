@@ -45,10 +45,6 @@ class Suite:
     positions: list[SuitePosition]
     skipped: list[str]  # "file:line: reason" for every unreadable line
 
-    @property
-    def has_points(self) -> bool:
-        return any(p.points for p in self.positions)
-
 
 DETACHED_CHECK = re.compile(r"(\b(?:bm|am)\s[^;]*?)\s+([+#])")
 COUNTERS = re.compile(r"^(\S+\s+[wb]\s+\S+\s+\S+)\s+\d+\s+\d+\s*;")

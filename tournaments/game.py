@@ -17,8 +17,8 @@ import chess.pgn
 
 from ensemble.evidence import static_value
 from evaluation.spec import FULL_ENGINE
+from players.player import MoveLimits, Player
 from .adjudication import DrawRule, ResignRule, draw_by_rule, resigns, thesis_points
-from .match_players import GamePlayer, MoveLimits
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class GameRecord:
     pgn: str
 
 
-def play_game(spec: GameSpec, white: GamePlayer, black: GamePlayer, rules: GameRules,
+def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
               event: str = "Concilio match", config_hash: str = "") -> GameRecord:
     board = chess.Board(spec.opening_fen)
     game = chess.pgn.Game()
@@ -140,8 +140,8 @@ def play_game(spec: GameSpec, white: GamePlayer, black: GamePlayer, rules: GameR
             termination = f"adjudication: {played} half-moves, full evaluation {score:+d} cp for {spec.player}"
             break
         mover = board.turn
-        limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime, clock=clocks[mover],
-                            increment=tc.increment, opponent_clock=clocks[not mover])
+        limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime,
+                            clock=clocks[mover], increment=tc.increment, opponent_clock=clocks[not mover])
         answer = players[mover].play(board.copy(), limits)
         if clocks[mover] is not None:
             clocks[mover] -= answer.seconds

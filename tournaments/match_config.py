@@ -28,11 +28,11 @@ from typing import Any
 import chess
 import chess.pgn
 
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
+                             get_number, load_yaml)
+from concilio.resources import resolve_data_reference
 from ensemble.config import load_config as load_ensemble
 from ensemble.selection import SelectionError, check_params
-from concilio.resources import resolve_data_reference
-from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
-                                  get_number, load_yaml)
 from evaluation.spec import EvalSpec, EvalSpecError
 from .adjudication import DrawRule, ResignRule
 from .game import GameRules, GameSpec, TimeControl

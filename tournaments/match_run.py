@@ -12,28 +12,23 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from concilio.cluster import Resident, open_cluster
+from players.player import Player
 from .elo import EloEstimate, SprtState, from_points, pentanomial, sprt
 from .game import GameRecord, GameSpec, play_game
 from .match_config import MatchConfig
-from .match_players import GamePlayer, PlayerEntry
+from .match_players import PlayerEntry
 
-_PLAYERS: dict[str, GamePlayer] = {}
-_LOCK = threading.Lock()
+_PLAYERS: Resident[Player] = Resident()
 
 
-def _player(entry: PlayerEntry) -> GamePlayer:
+def _player(entry: PlayerEntry) -> Player:
     """The worker's loaded copy of a player (built once, reused for every game it plays)."""
-    key = repr(entry)
-    with _LOCK:
-        player = _PLAYERS.get(key)
-        if player is None:
-            player = _PLAYERS[key] = entry.build()
-    return player
+    return _PLAYERS.get_or_create(repr(entry), entry.build)
 
 
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
@@ -173,23 +168,17 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     finally:
         bar.close()
         if config.concurrency <= 1 and client is None:
-            for player in list(_PLAYERS.values()):
+            for player in _PLAYERS.pop_all():
                 player.close()
-            _PLAYERS.clear()
     write_summary(config, summaries, folder)
     return MatchOutcome(records, summaries, played, stopped)
 
 
 def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool], client) -> bool:
-    import logging
-
-    from distributed import Client, LocalCluster, as_completed
-    own = client is None
-    cluster = None
-    if own:
-        cluster = LocalCluster(n_workers=config.concurrency, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
-        client = Client(cluster)
+    from distributed import as_completed
+    cluster = open_cluster(config.concurrency, dashboard=False) if client is None else None
+    if cluster is not None:
+        client = cluster.client
     stopped = False
     try:
         futures = [client.submit(play_game_task, s, config.entry(s.white), config.entry(s.black), config,
@@ -206,8 +195,7 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
                 client.cancel(futures)
                 break
     finally:
-        if own:
-            client.close()
+        if cluster is not None:
             cluster.close()
     return stopped
 

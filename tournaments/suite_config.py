@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
+                             load_yaml)
+from concilio.resources import resolve_data_reference
 from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config
 from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
-from concilio.resources import resolve_data_reference
-from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
-                                  load_yaml)
 
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
             "margin_probe"}

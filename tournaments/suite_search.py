@@ -9,23 +9,23 @@ ran it or in which order.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Sequence
 
 import chess
 
+from concilio.cluster import Resident, open_cluster
 from ensemble.config import InstanceConfig
 from ensemble.evidence import position_terms, pv_end
 from players.result import SearchLimits
+from players.searcher import Searcher
 from .epd import SuitePosition
 from .store import SearchStore, StoredSearch
 
 log = logging.getLogger("concilio.suite")
 BATCH = 8  # positions per task: small enough that a killed run loses little
 
-_SEARCHERS: dict = {}
-_LOCK = threading.Lock()
+_SEARCHERS: Resident[Searcher] = Resident()
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,7 @@ class Job:
 def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits: SearchLimits, budget: str,
                  margin_probe: bool) -> list[StoredSearch]:
     """Runs on a worker: search each position from a fresh hash table, add the PV end's terms."""
-    with _LOCK:
-        searcher = _SEARCHERS.get(key)
-        if searcher is None:
-            searcher = _SEARCHERS[key] = instance.make_searcher()
+    searcher = _SEARCHERS.get_or_create(key, instance.make_searcher)
     out = []
     for fen in fens:
         searcher.new_game()
@@ -82,15 +79,10 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
             bar.update(len(job.fens))
         bar.close()
         return added
-    import logging as _logging
-
-    from distributed import Client, LocalCluster, as_completed
-    own = client is None
-    cluster = None
-    if own:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address="127.0.0.1:0", silence_logs=_logging.ERROR)
-        client = Client(cluster)
+    from distributed import as_completed
+    cluster = open_cluster(workers, dashboard=False) if client is None else None
+    if cluster is not None:
+        client = cluster.client
     try:
         futures = [client.submit(search_batch, j.key, j.instance, j.fens, limits, budget, margin_probe, pure=False)
                    for j in jobs]
@@ -109,7 +101,6 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
             log.error("%d batch(es) failed; finished searches are stored, rerun to complete", failures)
     finally:
         bar.close()
-        if own:
-            client.close()
+        if cluster is not None:
             cluster.close()
     return added

@@ -56,19 +56,6 @@ def lsb(typingctx, x):
     return types.int64(types.uint64), codegen
 
 
-@intrinsic
-def msb(typingctx, x):
-    """Index of the highest set bit; undefined for 0 (LLVM ``ctlz``)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        lz = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 1))
-        return builder.sub(ir.Constant(ir.IntType(64), 63), lz)
-
-    return types.int64(types.uint64), codegen
-
-
 @njit(cache=True, inline="always")
 def bit(sq):
     return U1 << np.uint64(sq)
@@ -225,13 +212,3 @@ def bishop_attacks(sq, occ):
 @njit(cache=True, inline="always")
 def queen_attacks(sq, occ):
     return rook_attacks(sq, occ) | bishop_attacks(sq, occ)
-
-
-@njit(cache=True, inline="always")
-def shift_up(b):
-    return b << np.uint64(8)
-
-
-@njit(cache=True, inline="always")
-def shift_down(b):
-    return b >> np.uint64(8)

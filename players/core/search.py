@@ -15,7 +15,7 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from evaluation.evaluate import evaluate, new_scratch
+from evaluation.evaluate import evaluate
 from evaluation.params import DEFAULT_PARAMS
 from .bitboard import U0
 from .movegen import generate_moves
@@ -55,9 +55,9 @@ O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
 # another search is busy with is put off until the node's other moves are done (ABDADA's
 # deferral, in Kerrigan's simplified form): the searches spread over the younger brothers
 # instead of all searching the same one, and when one comes back to a deferred move the
-# table usually answers it.  Only at nodes of depth DEFER_DEPTH or more (below, marking
-# costs more than the duplicated work; measured at depth 7 on 2 workers: 2, 3 and 4 search
-# the same number of nodes within the runs' noise, and deferring at PV nodes only as many too).
+# table usually answers it.  Only at nodes of depth DEFER_DEPTH or more: below, marking
+# costs more than the duplicated work it saves (depths 2, 3 and 4 search as many nodes
+# within the noise, ``docs/decomposition.md``).
 DEFER_DEPTH = 3
 
 # Ordering scores.
@@ -111,7 +111,7 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
 
     One record rather than a tuple of arrays because Numba passes a record as a single
     pointer, while a tuple of 16 arrays is flattened into some 130 machine words on every
-    call (measured: 3 ns against 39 ns per recursive call).  ``ctx[C_STATS]`` is a view
+    call (3 ns against 39 ns per recursive call).  ``ctx[C_STATS]`` is a view
     both in Python and in compiled code."""
     params = DEFAULT_PARAMS if params is None else np.asarray(params, np.int64)
     if params.shape != DEFAULT_PARAMS.shape:
@@ -463,8 +463,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             if best >= beta:
                 break
         if defer and searched > 0 and (not is_pv or opts[O_EXACT]):
-            # Another worker may have finished this node meanwhile: its entry ends the search here
-            # (measured: SO 0.090 against 0.101 in three paired runs each).
+            # Another worker may have finished this node meanwhile: its entry ends the search
+            # here, sparing the rest of the node's moves (less search overhead).
             settled, s = table_cutoff(tt_probe(tt, key), depth, ply, alpha, beta, opts[O_EXACT] != 0)
             if settled:
                 ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here

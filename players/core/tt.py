@@ -3,9 +3,9 @@
 An entry packs move (17 bits), bound (2), depth (8), score (16) and static eval
 (16) into one int64.  A slot holds ``key ^ entry`` and the entry side by side
 (``slots[2i]``, ``slots[2i + 1]``), so that a probe or a store touches one cache
-line and one page: in a table shared by several processes, whose memory gets no
-huge pages and whose lines move between the cores, the two separate arrays this
-table had cost two of each.  ``key ^ entry`` is Hyatt's lockless hashing: a shared
+line and one page: in a table shared by several processes, whose memory may get no
+huge pages and whose lines move between the cores, keys and entries in two arrays
+would cost two of each.  ``key ^ entry`` is Hyatt's lockless hashing: a shared
 table may see one process's key with another's entry, and such a torn pair then
 fails the key test instead of answering for the wrong position.  Mate scores are
 stored relative to the node (distance from it), not to the root.
@@ -52,9 +52,9 @@ _LOCAL: dict[str, tuple] = {}  # name -> a table in this process's memory, for i
 
 def local_table(name: str, size_mb: float):
     """A named table in this process's own memory, for the search threads of one process
-    (``threads: true``): ordinary memory gets huge pages (NumPy asks for them), shared
-    memory gets none on this machine, and a search over the latter ran at 0.89-0.94 of the
-    speed (``docs/decomposition.md``).  :func:`shared_table` finds it by its name."""
+    (``threads: true``): ordinary memory gets huge pages (NumPy asks for them) where shared
+    memory often gets none (``shmem_enabled = never``), and a search over a table without
+    them runs about a tenth slower (``docs/decomposition.md``).  :func:`shared_table` finds it by its name."""
     table = _LOCAL.get(name)
     if table is None:
         table = _LOCAL[name] = new_table(size_mb)
@@ -164,8 +164,8 @@ def tt_prefetch(tt, key):
     """Start fetching ``key``'s slot while the caller does other work: a search prefetches a
     child's slot right after making the move, so that the child's probe finds it in cache.
     Random probes over a table of many megabytes miss the cache and the TLB; in a shared
-    table without huge pages (shared memory gets none on this machine) the misses cost
-    the most (see ``docs/decomposition.md``)."""
+    table without huge pages (shared memory often gets none) the misses cost the most
+    (see ``docs/decomposition.md``)."""
     slots = tt[0]
     _prefetch(slots, slot_of(slots, key))
 
@@ -217,18 +217,6 @@ def clear_busy(busy, key):
     i = np.int64(key & np.uint64(busy.shape[0] - 1))
     if busy[i] == key:
         busy[i] = 0
-
-
-@njit(cache=True)
-def tt_fill_permille(tt):
-    """Share of used slots in the first thousand (UCI ``hashfull``)."""
-    slots = tt[0]
-    n = min(1000, slots.shape[0] >> 1)
-    used = 0
-    for i in range(n):
-        if slots[2 * i] != U0:
-            used += 1
-    return used * 1000 // n
 
 
 def tt_export(tt, count: int):

@@ -3,10 +3,9 @@
 Every array Numba passes to a compiled function, unpacks from a tuple or slices
 carries a pointer to its memory-info block, and Numba increments and decrements
 that block's count atomically each time (``NRT_incref`` / ``NRT_decref``).  The
-search passed a position (5 arrays), a table (2) and a context (16) through every
-recursive call: measured with ``perf``, those atomic updates were 38 % of the
-search's time.  (The context is now one record, whose field arrays Numba does not
-count; the position and the table still are arrays.)
+search passes a position (5 arrays) and a table (2) through every recursive call, and
+such atomic updates can take a third of its time (``perf`` shows them).  The context
+is one record, whose field arrays Numba does not count.
 
 An array whose memory-info pointer is null is skipped by both functions.  The
 search entry points therefore rebuild their arguments with :func:`unmanaged`

@@ -41,9 +41,10 @@ import chess
 import numpy as np
 
 from players.core.search import INF, MAX_PLY
+from players.result import IterationInfo
+from players.searcher import mate_in_moves
 from . import jobs
-from .jobs import SearchOptions
-from .runner import InlineRunner
+from .jobs import SearcherConfig
 
 ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
@@ -77,11 +78,11 @@ class ParallelResult:
     tally: Tally
     wall: float
     messages: int
-    iterations: list[tuple[int, int, str]] = field(default_factory=list)  # (depth, score, move)
+    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
 
 
 class Master:
-    def __init__(self, runner, options: SearchOptions, key: str, score_sharing: bool = True,
+    def __init__(self, runner, options: SearcherConfig, key: str, score_sharing: bool = True,
                  min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
                  null_window: bool = True, speculative: bool = False, margin: int = 25) -> None:
         self.runner = runner
@@ -336,7 +337,7 @@ class Master:
         rest = order[1:]
         if not rest:
             return best, best_move, best_pv, []
-        if isinstance(self.runner, InlineRunner):
+        if self.runner.client is None:  # inline: no Dask variables, the workers take turns
             value, move, line, improved = self.split(fen, moves, board, depth, 0, -INF, INF, order,
                                                      (best, best_pv))
             return value, move, line, improved
@@ -460,12 +461,19 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         except Aborted:
             break  # the interrupted iteration is discarded: keep the last completed one
         best_move, best_score, pv, done = move, score, line, d
-        history.append((d, score, move))
+        history.append(completed(master, d, score, line or (move,), start))
         # Root reordering: the best move first, then the moves that raised the score, latest first.
         front = [best_move] + [m for m in reversed(improved) if m != best_move]
         order = front + [m for m in order if m not in front]
     return ParallelResult(best_move, best_score, done, pv, master.tally, time.perf_counter() - start,
                           master.runner.messages, history)
+
+
+def completed(master: Master, depth: int, score: int, pv: tuple[str, ...], start: float) -> IterationInfo:
+    """An iteration the master completed, with the nodes of every worker so far.  Parallel
+    jobs report no selective depth: ``seldepth`` stays unknown."""
+    return IterationInfo(depth, None, score, mate_in_moves(score), master.tally.nodes, time.perf_counter() - start,
+                         pv)
 
 
 def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_exchange: int) -> ParallelResult:
@@ -512,7 +520,7 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_ex
                 shared = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
                 runner.messages += 2 * len(parts)
         master.running.clear()
-        history.append((d, result.score, result.move))
+        history.append(completed(master, d, result.score, result.pv or (result.move,), start))
     if result is None:
         raise Aborted()
     return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,

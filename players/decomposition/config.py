@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from concilio.config import ConfigError, as_mapping, check_keys, find_config, get_bool, get_int, load_yaml
-from evaluation.spec import EvalSpec, EvalSpecError
+from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
-from .jobs import SearchOptions
+from .jobs import SearcherConfig
 
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "search", "cluster"}
@@ -39,7 +39,7 @@ class DecompositionConfig:
     score_sharing: bool = True
     min_split_depth: int = 5
     tt_exchange: int = 1000
-    search: SearchOptions = field(default_factory=SearchOptions)
+    search: SearcherConfig = field(default_factory=SearcherConfig)
     scheduler: str | None = None
     source: str = ""
     null_window: bool = True
@@ -96,12 +96,12 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
-    mask = str(search.get("mask", "MBXKPAR"))
+    mask = str(search.get("mask", CATEGORIES))
     try:
         EvalSpec.parse(mask)
     except EvalSpecError as exc:
         src.problem(("search", "mask"), str(exc))
-    options = SearchOptions(mask, float(search.get("hash_mb", 16)),
+    options = SearcherConfig(mask, float(search.get("hash_mb", 16)),
                             get_bool(src, search, ("search", "null_move"), True),
                             get_bool(src, search, ("search", "lmr"), True),
                             get_bool(src, search, ("search", "futility"), True),

@@ -9,17 +9,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from concilio.cluster import Resident, worker_address
+from evaluation.spec import CATEGORIES
 from players.position import Position
+from players.result import IterationInfo
 
-_SEARCHERS: dict = {}
+_SEARCHERS: Resident = Resident()  # job key -> the worker's searcher for it (its table stays warm)
 _RUNNING: dict[str, object] = {}  # job id -> searcher running it
 _STOPPED_EARLY: set[str] = set()  # jobs whose stop order came before they started
 _LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
-class SearchOptions:
-    mask: str = "MBXKPAR"
+class SearcherConfig:
+    """How a worker builds the searcher of a job: evaluation, table and search options
+    (plain data: it travels with every job)."""
+
+    mask: str = CATEGORIES
     hash_mb: float = 16
     null_move: bool = True
     lmr: bool = True
@@ -50,23 +56,11 @@ class JobResult:
     worker: str
 
 
-def searcher_for(key: str, options: SearchOptions):
-    with _LOCK:
-        s = _SEARCHERS.get(key)
-        if s is None:
-            s = _SEARCHERS[key] = options.make_searcher()
-    return s
+def searcher_for(key: str, options: SearcherConfig):
+    return _SEARCHERS.get_or_create(key, options.make_searcher)
 
 
-def worker_name() -> str:
-    try:
-        from distributed import get_worker
-        return get_worker().address
-    except (ImportError, ValueError):
-        return "inline"
-
-
-def run_job(key: str, options: SearchOptions, job: str, fen: str, moves: tuple[str, ...], depth: int, ply: int,
+def run_job(key: str, options: SearcherConfig, job: str, fen: str, moves: tuple[str, ...], depth: int, ply: int,
             alpha: int, beta: int, share: bool) -> JobResult:
     """Search one node (the position after ``moves``) to ``depth`` in (alpha, beta)."""
     searcher = searcher_for(key, options)
@@ -78,7 +72,7 @@ def run_job(key: str, options: SearchOptions, job: str, fen: str, moves: tuple[s
     finally:
         with _LOCK:
             _RUNNING.pop(job, None)
-    return JobResult(job, score, nodes, pv, time.perf_counter() - start, worker_name())
+    return JobResult(job, score, nodes, pv, time.perf_counter() - start, worker_address())
 
 
 async def share_beta(jobs_and_betas: dict) -> int:
@@ -94,8 +88,7 @@ async def share_beta(jobs_and_betas: dict) -> int:
 
 
 def clear(key: str) -> None:
-    with _LOCK:
-        s = _SEARCHERS.get(key)
+    s = _SEARCHERS.get(key)
     if s is not None:
         s.new_game()
 
@@ -110,10 +103,10 @@ class IterationResult:
     nodes: int
     seconds: float
     exported: tuple[np.ndarray, np.ndarray] | None
-    iterations: tuple[tuple[int, int, str], ...] = ()  # (depth, score, move) of every completed iteration
+    iterations: tuple[IterationInfo, ...] = ()  # every completed iteration
 
 
-def run_iteration(key: str, job: str, options: SearchOptions, fen: str, moves: tuple[str, ...], depth: int,
+def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], depth: int,
                   imported: tuple[np.ndarray, np.ndarray] | None, export: int) -> IterationResult:
     """Lazy SMP on workers without shared memory: one complete iterative-deepening run to
     ``depth`` from this worker's own table, after importing the others' deepest entries;
@@ -132,11 +125,11 @@ def run_iteration(key: str, job: str, options: SearchOptions, fen: str, moves: t
         with _LOCK:
             _RUNNING.pop(job, None)
     exported = tt_export(searcher.tt, export) if export else None
-    return IterationResult(worker_name(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
+    return IterationResult(worker_address(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                            time.perf_counter() - start, exported)
 
 
-def run_search(key: str, job: str, options: SearchOptions, fen: str, moves: tuple[str, ...], depth: int,
+def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], depth: int,
                nodes: int | None = None) -> IterationResult:
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
@@ -148,7 +141,7 @@ def run_search(key: str, job: str, options: SearchOptions, fen: str, moves: tupl
     with _LOCK:
         if job in _STOPPED_EARLY:  # stopped before it began: nothing to search
             _STOPPED_EARLY.discard(job)
-            return IterationResult(worker_name(), 0, 0, "", (), 0, 0.0, None)
+            return IterationResult(worker_address(), 0, 0, "", (), 0, 0.0, None)
         searcher.ctx[C_STOP][0] = 0
         _RUNNING[job] = searcher
     try:
@@ -157,9 +150,8 @@ def run_search(key: str, job: str, options: SearchOptions, fen: str, moves: tupl
     finally:
         with _LOCK:
             _RUNNING.pop(job, None)
-    iterations = tuple((it.depth, it.score_cp, it.pv[0] if it.pv else result.bestmove) for it in result.iterations)
-    return IterationResult(worker_name(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
-                           time.perf_counter() - start, None, iterations)
+    return IterationResult(worker_address(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
+                           time.perf_counter() - start, None, result.iterations)
 
 
 async def stop_jobs(job_ids: list[str]) -> int:
@@ -180,11 +172,7 @@ async def stop_jobs(job_ids: list[str]) -> int:
 
 
 def drop_prefix_sync(prefix: str) -> int:
-    with _LOCK:
-        keys = [k for k in _SEARCHERS if k.startswith(prefix)]
-        for k in keys:
-            del _SEARCHERS[k]
-    return len(keys)
+    return len(_SEARCHERS.pop_prefix(prefix))
 
 
 async def drop_prefix(prefix: str) -> int:
@@ -210,10 +198,10 @@ def warm() -> str:
     jobs use: the whole iterative deepening and one node's search), so that no job pays for
     it (compiling afresh, after the search's source changed, takes seconds)."""
     from players.result import SearchLimits
-    searcher = SearchOptions().make_searcher()
+    searcher = SearcherConfig().make_searcher()
     searcher.search(None, SearchLimits(depth=1))
     searcher.search_node(Position.from_fen(moves=("e2e4",)), 1, 1, -32001, 32001)
-    return worker_name()
+    return worker_address()
 
 
 @dataclass(frozen=True)
@@ -223,12 +211,13 @@ class PeerResult:
     seconds: float
 
 
-def run_peer(key: str, options: SearchOptions, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...],
+def run_peer(key: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...],
              depth_by_move: dict, tag: str, share: bool) -> PeerResult:
     """Peer cooperation: take the next root move from the shared counter (the agenda) until
     none is left; search it against the shared best score; publish a better score under the
     shared lock.  With ``share`` a watcher thread refreshes the running search's bound."""
     from distributed import Lock, Variable
+
     from players.core.search import INF
     searcher = searcher_for(key, options)
     counter, best, lock = Variable(f"{tag}-next"), Variable(f"{tag}-best"), Lock(f"{tag}-lock")
@@ -265,7 +254,7 @@ def run_peer(key: str, options: SearchOptions, fen: str, moves: tuple[str, ...],
             done.append((move, s, nodes, (move,) + pv))
     finally:
         stop.set()
-    return PeerResult(worker_name(), tuple(done), time.perf_counter() - start)
+    return PeerResult(worker_address(), tuple(done), time.perf_counter() - start)
 
 
 def noop(x: int) -> int:

@@ -9,17 +9,22 @@ from dataclasses import replace
 
 import chess
 
-from players.result import IterationInfo, SearchLimits, SearchResult
+from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
+from players.result import SearchLimits, SearchResult
 from players.searcher import mate_in_moves
-from . import jobs
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
 from .runner import DaskRunner, InlineRunner
 
 
 class DecompositionPlayer:
+    """The workers search one tree (a :class:`players.player.Player`)."""
+
+    overhead_ms = COORDINATED_OVERHEAD_MS
+
     def __init__(self, config: DecompositionConfig, runner=None) -> None:
         self.config = config
+        self.name = f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
         self._runner = runner
         self._own = runner is None
         self._game = uuid.uuid4().hex[:8]
@@ -46,7 +51,7 @@ class DecompositionPlayer:
 
     def new_game(self) -> None:
         if self._runner is not None:
-            drop_all(self._runner, self._game)
+            self._runner.drop_prefix(self._game)
             self._release_table()
         self._game = uuid.uuid4().hex[:8]  # fresh tables: a new key on every worker
         if self._runner is not None:
@@ -59,6 +64,11 @@ class DecompositionPlayer:
         if not self._table:
             self._table = self._runner.new_table(f"concilio-{self._game}", self.config.search.hash_mb)
         return replace(self.config.search, table=self._table)
+
+    @property
+    def table(self) -> str:
+        """The name of this game's shared table ("" without ``shared_table``)."""
+        return self._table
 
     def _release_table(self) -> None:
         """Free the game's shared table (after its searchers are dropped)."""
@@ -90,31 +100,38 @@ class DecompositionPlayer:
         try:
             result = iterate(master, self.config.algorithm, root.fen(), moves, limits.depth or 64,
                              self.config.tt_exchange)
-        except Aborted:
+        except Aborted:  # not even the first iteration completed: any legal move, searched by no one
             legal = next(iter(board.legal_moves)).uci()
-            return SearchResult(legal, 0, None, (legal,), 0, 0, board.legal_moves.count(), 0, master.tally.nodes,
-                                time.perf_counter() - start, (), board.fen())
+            return SearchResult(bestmove=legal, score_cp=0, mate=None, pv=(legal,), depth=0, root_moves_searched=0,
+                                root_moves=board.legal_moves.count(), seldepth=None, nodes=master.tally.nodes,
+                                time=time.perf_counter() - start, fen=board.fen())
         finally:
             if timer is not None:
                 timer.cancel()
-        iterations = tuple(IterationInfo(d, d, s, None, 0, 0.0, (m,)) for d, s, m in result.iterations)
-        return SearchResult(result.move, result.score, mate_in_moves(result.score), result.pv or (result.move,),
-                            result.depth,
-                            board.legal_moves.count(), board.legal_moves.count(), result.depth,
-                            result.tally.nodes, time.perf_counter() - start, iterations, board.fen())
+        n_root = board.legal_moves.count()
+        return SearchResult(bestmove=result.move, score_cp=result.score, mate=mate_in_moves(result.score),
+                            pv=result.pv or (result.move,), depth=result.depth,
+                            root_moves_searched=n_root,  # the answering iteration was completed: every root move
+                            root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
+                            time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
+
+    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+        """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
+        once the move is decided (the workers report them only then)."""
+        start = time.perf_counter()
+        search_limits = limits.search_limits(self.overhead_ms)
+        if search_limits.depth == 127:
+            search_limits = SearchLimits(depth=64)  # until stop: deeper than any search gets
+        result = self.search(board, search_limits)
+        if info is not None:
+            for it in result.iterations:
+                info(it)
+        return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes, f"nodes {result.nodes}")
 
     def close(self) -> None:
         if self._runner is not None and self._table:
-            drop_all(self._runner, self._game)
+            self._runner.drop_prefix(self._game)
             self._release_table()
         if self._own and self._runner is not None:
             self._runner.close()
         self._runner = None
-
-
-def drop_all(runner, prefix: str) -> None:
-    """Free the tables a finished search left on the workers."""
-    if isinstance(runner, DaskRunner):
-        runner.client.run(jobs.drop_prefix, prefix)
-    else:
-        jobs.drop_prefix_sync(prefix)

@@ -4,18 +4,17 @@ inline (every job run at once in this process: the sequential reference and the
 test harness).  Messages are counted, the thesis's communication measure.
 
 On Dask, jobs go to one :class:`SearchActor` per worker: an actor call travels from
-the master straight to the worker and back (measured 1.7 ms here), where a task
-submitted through the scheduler takes 11 ms — most of a small job's time.  The
+the master straight to the worker and back (about 2 ms on a local cluster), where a
+task submitted through the scheduler takes several times that — most of a small job's time.  The
 actor runs one search at a time in its own thread; bounds and stop orders reach it
 on the worker's event loop while that search runs.
 
 With ``threads`` the workers are search threads of one Dask worker process (one actor
 each), as the threads of one engine: a shared table is then that process's own memory,
-which gets huge pages where shared memory between processes does not (measured: a
-search over shared memory ran at 0.89-0.94 of the speed here)."""
+which gets huge pages where shared memory between processes often does not (a search
+over a table without them runs about a tenth slower, ``docs/decomposition.md``)."""
 from __future__ import annotations
 
-import logging
 import pickle
 import threading
 import time
@@ -23,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
+from concilio.cluster import open_cluster
 from . import jobs
 
 
@@ -44,7 +44,10 @@ class Done:
 
 
 class InlineRunner:
+    """Every job runs at once in this process (a :class:`concilio.cluster.Runner`)."""
+
     workers = 1
+    client = None  # no Dask: algorithms that need its shared variables take their inline path
 
     def __init__(self) -> None:
         self.messages = 0
@@ -76,6 +79,10 @@ class InlineRunner:
     def release_table(self, name: str) -> None:
         from players.core.tt import release_shared_table
         release_shared_table(name, unlink=True)
+
+    def drop_prefix(self, prefix: str) -> None:
+        """Free the searchers (and their tables) of the jobs whose keys start with ``prefix``."""
+        jobs.drop_prefix_sync(prefix)
 
 
 class SearchActor:
@@ -131,18 +138,6 @@ class ActorCall:
         """A running actor call cannot be withdrawn: ``DaskRunner.stop`` stops its search."""
 
 
-# Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: an
-# idle 2-worker cluster used 11.5 % of a core (the profiler samples every thread 100 times a
-# second, the event loops tick 50 times a second, memory and system monitors) and 1.6 % with
-# these settings — CPU time the searches on the same cores get back.
-QUIET_CLUSTER = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.tick.interval": "1s",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "2s",
-}
-
-
 def widen_actor_threads(threads: int, dask_worker=None) -> int:
     """Give a worker process one actor thread per search thread: Dask runs every actor of a
     worker in one shared thread, and the actors of a threaded runner must search at the same
@@ -155,27 +150,22 @@ def widen_actor_threads(threads: int, dask_worker=None) -> int:
 
 class DaskRunner:
     """Jobs on a Dask cluster, through one :class:`SearchActor` per single-threaded worker,
-    or (``threads``, a local cluster only) per search thread of one worker process."""
+    or (``threads``, a local cluster only) per search thread of one worker process
+    (a :class:`concilio.cluster.Runner`)."""
 
     def __init__(self, workers: int | None = None, scheduler: str | None = None, client=None,
                  threads: bool = False) -> None:
-        from distributed import Client, LocalCluster
-        self.cluster = None
+        self.cluster = None  # the cluster this runner started and closes
         self.threads = threads
         if threads and (client is not None or scheduler):
             raise ValueError("search threads of one process need a local cluster, not a scheduler's workers")
         if client is not None:
             self.client = client
-        elif scheduler:
-            self.client = Client(scheduler, timeout=30)
         else:
-            import dask
-            with dask.config.set(QUIET_CLUSTER):
-                n = workers or 2
-                self.cluster = LocalCluster(n_workers=1 if threads else n, threads_per_worker=n if threads else 1,
-                                            processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                                            silence_logs=logging.ERROR)
-                self.client = Client(self.cluster)
+            n = workers or 2
+            self.cluster = open_cluster(1 if threads else n, scheduler, threads_per_worker=n if threads else 1,
+                                        dashboard=False)
+            self.client = self.cluster.client
         if workers and not self.client.scheduler_info().get("workers"):
             self.client.wait_for_workers(1 if threads else workers, timeout=120)
         self.addresses = sorted(self.client.scheduler_info().get("workers", {}))
@@ -262,7 +252,7 @@ class DaskRunner:
         """A table in shared memory for this machine's workers (a local cluster only: workers
         elsewhere cannot map this machine's memory), or in the memory of the one worker
         process whose threads search (``threads``)."""
-        if self.cluster is None:
+        if self.cluster is None or self.cluster.local is None:
             raise ValueError("a shared table needs the workers on this machine (a local cluster)")
         if self.threads:
             self.client.run(jobs.create_local_table, name, size_mb)
@@ -276,8 +266,13 @@ class DaskRunner:
         self.client.run(jobs.release_table, name)
         release_shared_table(name, unlink=True)
 
+    def drop_prefix(self, prefix: str) -> None:
+        """Free the searchers (and their tables) of the jobs whose keys start with ``prefix``."""
+        self.client.run(jobs.drop_prefix, prefix)
+
     def close(self) -> None:
         self.actors = self.signal_actors = []
-        self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        else:
+            self.client.close()

@@ -7,7 +7,7 @@ import pytest
 from concilio.resources import packaged
 from ensemble.config import load_config
 from concilio.config import ConfigError
-from tests.ensemble.test_distribution import THESIS_TABLE
+from tests.ensemble.thesis_table import THESIS_TABLE
 
 
 @pytest.mark.parametrize("label", sorted(THESIS_TABLE))

@@ -12,7 +12,7 @@ import time
 import chess
 import pytest
 
-from ensemble.config import Budget, ClusterConfig, load_config
+from ensemble.config import Budget, load_config
 from ensemble.player import EnsemblePlayer
 from players.result import SearchLimits
 
@@ -74,7 +74,7 @@ def test_a_worker_killed_mid_move_loses_its_vote_not_the_move():
         assert decision.fallback is None  # the other instance still voted
         # The nanny restarts the worker; the next move rebuilds the lost instance there.
         deadline = time.time() + 30
-        while len(player._cluster.workers()) < 2 and time.time() < deadline:
+        while len(player.workers()) < 2 and time.time() < deadline:
             time.sleep(0.2)
         player.config = player.config.with_budget(Budget(nodes=5000))
         again = player.choose(FEN)
@@ -96,17 +96,12 @@ def test_no_worker_answers_then_the_coordinator_searches_alone():
 
 
 async def _hang_instances():
-    """Make every instance on this worker unable to answer in time (simulates a hung worker)."""
-    from ensemble import worker
+    """Make every search on this worker unable to answer in time (simulates a hung worker)."""
+    from players.searcher import Searcher
 
-    class Hung:
-        def search(self, *args, **kwargs):
-            time.sleep(5)
-
-        def stop(self):
-            pass
-    for key in list(worker._INSTANCES):
-        worker._INSTANCES[key] = Hung()
+    def hung(self, *args, **kwargs):
+        time.sleep(5)
+    Searcher.search = hung
 
 
 def free_port() -> int:
@@ -149,12 +144,6 @@ def test_the_same_file_runs_against_an_external_scheduler(tmp_path):
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
-
-
-def test_unreachable_scheduler_is_a_clear_error():
-    from ensemble.cluster import ClusterError, open_cluster
-    with pytest.raises(ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:"):
-        open_cluster(ClusterConfig(scheduler=f"tcp://127.0.0.1:{free_port()}"), 1, connect_timeout=2)
 
 
 def test_inline_mode_decides_exactly_like_the_cluster_under_a_node_budget():

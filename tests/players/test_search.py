@@ -74,11 +74,18 @@ def test_random_positions_always_get_a_legal_move(data_dir):
 
 
 def test_repetition_is_a_draw_for_the_side_that_is_behind():
-    # Black, a queen down, can repeat with perpetual check: the search should see 0.
-    fen = "6k1/5ppp/8/8/8/8/q4PPP/3Q2K1 b - - 0 1"
+    # White, two rooks down, has shuffled a knight while Black shuffled its king: Ng1 now
+    # repeats the position a third time.  Only the game's history makes that a draw.
+    fen = "r3k2r/8/8/8/8/8/8/4K1N1 w kq - 0 1"
+    history = ["g1f3", "e8f8", "f3g1", "f8e8", "g1f3", "e8f8", "f3g1", "f8e8", "g1f3", "e8f8"]
     board = chess.Board(fen)
-    result = Searcher().search(board, SearchLimits(depth=6))
-    assert chess.Move.from_uci(result.bestmove) in board.legal_moves
+    for uci in history:
+        board.push_uci(uci)
+    fresh = chess.Board(board.fen())  # the same position without its past
+    lost = Searcher().search(fresh, SearchLimits(depth=5))
+    assert lost.score_cp < -500
+    drawn = Searcher().search(board, SearchLimits(depth=5))
+    assert drawn.bestmove == "f3g1" and drawn.score_cp == 0
 
 
 def test_movetime_and_external_stop_return_promptly():

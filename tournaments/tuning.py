@@ -23,12 +23,11 @@ Recipe (seeded, reproducible; nothing large is stored in the repository):
 All categories keep one scale (centipawns, one zero point) because a single fit
 of the whole evaluation sets every category against the same target.
 
-Usage: python -m evaluation.tuning [--games N] [--depth D] [--out FILE]
+Usage: python -m tournaments.tuning [--games N] [--depth D] [--out FILE]
 """
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -37,19 +36,17 @@ from pathlib import Path
 import chess
 import chess.engine
 import numpy as np
-from numba import njit
 
-from players.core.moves import ST_SIDE, WHITE
+from concilio.resources import data_file
+from evaluation.evaluate import new_scratch
+from evaluation.fitting import LN10_400, mean_squared_error
+from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
 from players.external import find_engine_binary
 from players.position import Position
 from players.result import SearchLimits
 from players.searcher import Searcher
-from concilio.resources import data_file
-from .evaluate import evaluate, new_scratch
-from .params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
 
 OPENINGS = data_file("openings/8moves_v3-1000.epd")
-LN10_400 = math.log(10) / 400
 
 
 def generate_positions(games: int, seed: int, nodes: int = 1500, max_plies: int = 80) -> list[str]:
@@ -91,20 +88,6 @@ def to_arrays(fens: list[str]):
     arrays = [Position.from_fen(f).arrays for f in fens]
     return (np.stack([a[0] for a in arrays]), np.stack([a[1] for a in arrays]), np.stack([a[2] for a in arrays]),
             arrays[0][3], arrays[0][4])
-
-
-@njit(cache=True)
-def mean_squared_error(bbs, boards, sts, hist, keys, params, targets, terms, attacks, counts):
-    weights = np.ones(7)
-    total = 0.0
-    for i in range(bbs.shape[0]):
-        pos = (bbs[i], boards[i], sts[i], hist, keys)
-        score = evaluate(pos, 127, weights, params, terms, attacks, counts)
-        if sts[i][ST_SIDE] != WHITE:
-            score = -score
-        p = 1.0 / (1.0 + np.exp(-score * LN10_400))
-        total += (p - targets[i]) ** 2
-    return total / bbs.shape[0]
 
 
 def fit(fens: list[str], labels: np.ndarray, start: np.ndarray = DEFAULT_PARAMS, log=print) -> np.ndarray:

@@ -6,7 +6,7 @@ from multiprocessing import shared_memory
 import pytest
 
 from concilio.config import ConfigError
-from players.decomposition.speedup import load_speedup, run_speedup, write_csv
+from tournaments.speedup import load_speedup, run_speedup, write_csv
 
 CONFIG = """
 name: tiny

@@ -7,7 +7,7 @@ S = T1/Tn, E = S/n, SO = Nn/N1 − 1, VR = N/T, S_vr = VRn/VR1, the production f
 the sequential search's score.  With more workers than cores only N and SO mean
 anything (the workers share the cores): those rows are marked "nodes only".  The
 time-based rows of more than one worker are compared with a second sequential run
-made just before them, since this machine's speed drifts over minutes.
+made just before them, since a shared machine's speed drifts over minutes.
 
     name: speedup
     positions: data:suites/bratko-kopec.epd   # data: is the packaged data; other paths are relative to this file
@@ -29,12 +29,12 @@ from pathlib import Path
 
 from concilio.config import ConfigError, find_config, load_yaml
 from concilio.resources import resolve_data_reference
+from players.decomposition.algorithms import Master, ParallelResult, iterate
+from players.decomposition.config import DecompositionConfig, load_decomposition
+from players.decomposition.jobs import SearcherConfig
+from players.decomposition.runner import DaskRunner, InlineRunner
 from players.result import SearchLimits
-from tournaments.epd import load_suite
-from .algorithms import Master, ParallelResult, iterate
-from .config import DecompositionConfig, load_decomposition
-from .jobs import SearchOptions
-from .runner import DaskRunner, InlineRunner
+from .epd import load_suite
 
 
 
@@ -88,7 +88,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     suite = load_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
-    reference: SearchOptions = replace(variants[0].search, defer=False, table="")
+    reference: SearcherConfig = replace(variants[0].search, defer=False, table="")
     t1, n1, seq_scores = sequential_reference(reference, fens, depth)
     vr1 = n1 / t1
     out(f"sequential: T {t1:.2f} s  N {n1}  VR {vr1:,.0f} nodes/s  ({len(fens)} positions, depth {depth})")
@@ -106,7 +106,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                     kind = "threads of one process" if threads else "workers"
                     out(f"{n} {kind}: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
             if 1 < n <= cores:
-                # This machine's speed drifts by 10-20 % over minutes: time-based rows are compared
+                # A shared machine's speed drifts by 10-20 % over minutes: time-based rows are compared
                 # with a sequential run made just before them (the idle cluster waits meanwhile).
                 t1, _, _ = sequential_reference(reference, fens, depth)
                 vr1 = n1 / t1
@@ -135,25 +135,24 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
     return rows
 
 
-def timed_search(runner, variant: DecompositionConfig, options: SearchOptions, fen: str, depth: int, key: str,
+def timed_search(runner, variant: DecompositionConfig, options: SearcherConfig, fen: str, depth: int, key: str,
                  table: str) -> tuple[ParallelResult, float]:
     """One position searched by one algorithm, and the seconds it took: a fresh shared table
     (named ``table``) when the variant asks, as the sequential search has a fresh one; the
     workers' searchers and the table are freed afterwards, outside the timing."""
-    from .player import drop_all
     if variant.shared_table:
         options = replace(options, table=runner.new_table(table, options.hash_mb))
     master = Master(runner, options, key, **variant.master_options())
     started = time.perf_counter()
     result = iterate(master, variant.algorithm, fen, (), depth, variant.tt_exchange)
     seconds = time.perf_counter() - started
-    drop_all(runner, key)
+    runner.drop_prefix(key)
     if options.table:
         runner.release_table(options.table)
     return result, seconds
 
 
-def sequential_reference(options: SearchOptions, fens: list[str], depth: int) -> tuple[float, int, list[int]]:
+def sequential_reference(options: SearcherConfig, fens: list[str], depth: int) -> tuple[float, int, list[int]]:
     """T1, N1 and the scores of the sequential search: one searcher, a fresh table per position."""
     scores, t1, n1 = [], 0.0, 0
     for fen in fens:

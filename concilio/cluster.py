@@ -1,0 +1,166 @@
+"""Dask for every part of Concilio: the cluster, what stays resident on a worker, and
+the runner protocol the players submit work through.
+
+* :func:`open_cluster` starts a ``LocalCluster`` on loopback (worker processes, a quiet
+  housekeeping schedule, the dashboard on an ephemeral loopback port) or connects to an
+  existing scheduler.  Ensembles, the decomposition player, matches and suites all
+  start their workers here.
+* :class:`Resident` holds objects that live in a worker process between tasks (an
+  instance's searcher with its warm hash table, a match player), keyed by a name the
+  coordinator chooses.
+* :class:`Runner` is what a player submits its searches through: on Dask workers, or
+  inline in the calling process (tests, one core, the sequential reference).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from .errors import ConcilioError
+
+# Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: the
+# profiler samples every thread 100 times a second, the event loops tick 50 times a second,
+# and memory and system monitors poll; with these settings an idle 2-worker cluster costs
+# about a seventh of the CPU it would, time the searches on the same cores get back.
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "2s",
+}
+CONNECT_TIMEOUT_S = 30.0
+
+
+class ClusterError(ConcilioError, RuntimeError):
+    """The cluster could not be started or reached."""
+
+
+@dataclass
+class Cluster:
+    """A Dask client and, for a local cluster, the cluster it owns."""
+
+    client: Any
+    local: Any | None  # the LocalCluster we started; None for an existing scheduler
+    description: str
+    dashboard: str | None
+
+    def workers(self) -> list[str]:
+        """Addresses of the workers alive now, in a stable order.  A local cluster keeps
+        its list current from the scheduler's stream (free to read, where asking the
+        scheduler is a round trip inside a timed move)."""
+        live = getattr(self.local, "scheduler_info", None)
+        if isinstance(live, dict) and "workers" in live:
+            return sorted(live["workers"])
+        return sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.local is not None:
+                self.local.close()
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_worker: int = 1,
+                 dashboard: bool = True, connect_timeout: float = CONNECT_TIMEOUT_S) -> Cluster:
+    """A local cluster of ``workers`` processes on 127.0.0.1, or the scheduler at
+    ``scheduler`` (``tcp://host:port``) with whatever workers it has."""
+    import dask
+    from distributed import Client, LocalCluster
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        return Cluster(client, None, f"scheduler {scheduler}", _dashboard(client) if dashboard else None)
+    with dask.config.set(QUIET):
+        local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                             host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
+                             silence_logs=logging.ERROR)
+        client = Client(local)
+    threads = f", {threads_per_worker} threads each" if threads_per_worker > 1 else ""
+    return Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
+                   _dashboard(client) if dashboard else None)
+
+
+def _dashboard(client) -> str | None:
+    try:
+        return client.dashboard_link
+    except Exception:  # noqa: BLE001 - no dashboard (bokeh missing, or disabled on the scheduler)
+        return None
+
+
+def worker_address() -> str:
+    """The address of the Dask worker running this code; ``inline`` outside a worker."""
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "inline"
+
+
+T = TypeVar("T")
+
+
+class Resident(Generic[T]):
+    """Objects kept in a worker process between tasks, by key.  Tasks pinned to the worker
+    find them here; a module that needs some makes one ``Resident`` at import time."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> T | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def get_or_create(self, key: str, make: Callable[[], T]) -> T:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                item = self._items[key] = make()
+            return item
+
+    def put(self, key: str, item: T) -> None:
+        with self._lock:
+            self._items[key] = item
+
+    def pop(self, key: str) -> T | None:
+        with self._lock:
+            return self._items.pop(key, None)
+
+    def pop_prefix(self, prefix: str) -> list[T]:
+        """Remove and return every item whose key starts with ``prefix`` (a game's)."""
+        with self._lock:
+            keys = [k for k in self._items if k.startswith(prefix)]
+            return [self._items.pop(k) for k in keys]
+
+    def pop_all(self) -> list[T]:
+        with self._lock:
+            items = list(self._items.values())
+            self._items.clear()
+            return items
+
+    def __iter__(self) -> Iterator[T]:
+        with self._lock:
+            return iter(list(self._items.values()))
+
+
+class Runner(Protocol):
+    """Where a player's searches run.  ``submit`` returns a future-like object with
+    ``result()`` and ``done()``; ``workers`` is how many searches can run at once."""
+
+    workers: int
+
+    def submit(self, fn: Callable, *args, key: str = "") -> Any: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,151 @@
+"""Every parallel algorithm reproduces the sequential fixed-depth score on the 24
+Bratko-Kopec positions; cut-offs stop the work still running; shared bounds and a shared
+table keep the scores exact; ABDADA puts off what another worker searches."""
+import time
+
+import chess
+import pytest
+
+from players.decomposition.algorithms import Master, iterate
+from players.decomposition.jobs import SearcherConfig
+from players.decomposition.runner import DaskRunner, InlineRunner
+from players.result import SearchLimits
+
+EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)  # as in conftest
+
+
+VARIANTS = [("root_split", False, {}), ("root_split", True, {}), ("root_split", True, {"speculative": True}),
+            ("peer", True, {}), ("pv_split", True, {}), ("pv_split", True, {"null_window": False}),
+            ("dynamic_split", True, {}), ("lazy_smp", True, {})]
+
+
+def check(runner, bk, sequential, algorithm, sharing, tag, options):
+    wrong = []
+    for i, p in enumerate(bk):
+        master = Master(runner, EXACT, f"{tag}-{algorithm}-{sharing}-{i}-{time.time_ns()}", sharing, **options)
+        r = iterate(master, algorithm, p.fen, (), 4)
+        if r.score != sequential[i][0]:
+            wrong.append((i, r.score, sequential[i][0]))
+    return wrong
+
+
+@pytest.mark.parametrize("algorithm,sharing,options", VARIANTS)
+def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algorithm, sharing, options):
+    assert check(InlineRunner(), bk, sequential, algorithm, sharing, "inline", options) == []
+
+
+def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequential):
+    runner = DaskRunner(2)
+    try:
+        for algorithm, sharing, options in VARIANTS:
+            assert check(runner, bk, sequential, algorithm, sharing, "dask", options) == [], (algorithm, options)
+    finally:
+        runner.close()
+
+
+def test_a_cutoff_cancels_the_jobs_still_running():
+    runner = DaskRunner(2)
+    try:
+        # The first root move of this position refutes everything at a null window above it:
+        # searching the node with beta below the eldest's value cuts after one job.
+        fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"  # Ra8 mates
+        master = Master(runner, EXACT, f"cut-{time.time_ns()}", True)
+        board = chess.Board(fen)
+        children = ["a1a8"] + [m.uci() for m in board.legal_moves if m.uci() != "a1a8"]
+        value, move, _, _ = master.split(fen, (), board, 6, 0, -30000, 0, children)
+        assert move == "a1a8" and value > 30000 - 10
+        assert master.tally.jobs == 1  # the eldest alone: the others were never needed
+        # With the mate second, it is searched beside a younger brother; the mate's cut-off
+        # stops that brother mid-search, and the others are never sent.
+        master2 = Master(runner, EXACT, f"cut2-{time.time_ns()}", True)
+        others = [m for m in children if m != "a1a8"]
+        children2 = others[:1] + ["a1a8"] + others[1:]
+        value2, move2, _, _ = master2.split(fen, (), board, 6, 0, -30000, 5000, children2)
+        assert move2 == "a1a8" and value2 > 30000 - 10
+        assert master2.tally.cancelled >= 1 and master2.tally.jobs < len(children2) - 1
+    finally:
+        runner.close()
+
+
+def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
+    """Score sharing may announce a bound below a null-window probe's alpha; the job must
+    still answer with a bound of its true value (an empty window once returned values that
+    bound nothing, and the table kept them)."""
+    from players.core.search import C_STATS, S_SHARED_BETA, S_SPLIT_PLY, search_node
+    from players.position import Position
+    for p in bk[:8]:
+        board = chess.Board(p.fen)
+        move = next(iter(board.legal_moves))
+        exact = EXACT.make_searcher()
+        value, _, _ = exact.search_node(Position.from_fen(p.fen, (move.uci(),)), 3, 1, -32001, 32001)
+        probe = EXACT.make_searcher()
+        stats = probe.ctx[C_STATS]
+        stats[:] = 0
+        stats[S_SPLIT_PLY] = 1
+        stats[S_SHARED_BETA] = value - 200  # below the window: as if the master had moved on
+        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
+                             value - 1, value)
+        assert result >= value, (p.fen, move.uci(), value, result)  # a fail high: value >= result
+        stats[:] = 0
+        stats[S_SPLIT_PLY] = 1
+        stats[S_SHARED_BETA] = value - 200
+        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
+                             value, value + 1)
+        assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
+
+
+@pytest.mark.parametrize("algorithm,options,threads", [("root_split", {}, False),
+                                                       ("root_split", {"speculative": True}, False),
+                                                       ("lazy_smp", {}, False), ("abdada", {}, False),
+                                                       ("abdada", {}, True)])
+def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options, threads):
+    """Workers writing one lockless table in shared memory (torn entries fail the key test),
+    or search threads writing one in their process's memory; ABDADA's workers also defer
+    each other's moves through it."""
+    from dataclasses import replace
+
+    runner = DaskRunner(2, threads=threads)
+    try:
+        nodes = 0
+        for i, p in enumerate(bk):
+            table = runner.new_table(f"concilio-test-{time.time_ns()}", 4)
+            search = replace(EXACT, table=table, defer=algorithm == "abdada")
+            master = Master(runner, search, f"shared-{i}-{time.time_ns()}", True, **options)
+            r = iterate(master, algorithm, p.fen, (), 4, 0)
+            runner.drop_prefix(master.key)
+            runner.release_table(table)
+            assert r.score == sequential[i][0], (i, algorithm, options)
+            assert r.depth == 4
+            nodes += r.tally.nodes
+        assert nodes > 0  # every worker's nodes are counted, the stopped ones' too
+    finally:
+        runner.close()
+
+
+def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
+    """ABDADA's deferral in the search core: mark the second root move's position busy (as
+    if another worker searched it); the search puts it off, still searches it (its mark is
+    cleared afterwards) and returns the same fixed-depth score."""
+    from dataclasses import replace
+
+    from players.core.moves import ST_PLY
+    from players.core.search import C_OPTS, O_DEFER
+    from players.core.tt import busy_with, mark_busy
+    from players.position import Position
+    changed = 0
+    for p in bk[:12]:
+        plain = EXACT.make_searcher()
+        expected = plain.search(p.fen, SearchLimits(depth=4))
+        deferring = replace(EXACT, defer=True, table="").make_searcher()
+        deferring.ctx[C_OPTS][O_DEFER] = 1  # on a private table: only the mark made here is set
+        root_moves = deferring.ordered_root_moves(p.fen)
+        if len(root_moves) < 3:
+            continue
+        child = Position.from_fen(p.fen, (root_moves[1],)).arrays
+        key = child[4][child[2][ST_PLY]]
+        mark_busy(deferring.tt[1], key)
+        result = deferring.search(p.fen, SearchLimits(depth=4))
+        assert result.score_cp == expected.score_cp, p.fen
+        assert not busy_with(deferring.tt[1], key)
+        changed += result.nodes != expected.nodes
+    assert changed > 0  # the order changed, so did the tree
