@@ -24,7 +24,7 @@ from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV
                           INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
                           S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, new_context, score_moves, search_node,
                           search_root)
-from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
+from .core.tt import BOUND_EXACT, BUSY_ENTRIES, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
 
@@ -65,7 +65,8 @@ class Searcher:
         self.spec = spec
         self.aspiration = aspiration
         self.depth_cap = depth_cap
-        self.tt = new_table(hash_mb)
+        self._busy_entries = BUSY_ENTRIES if defer else 1
+        self.tt = new_table(hash_mb, self._busy_entries)
         # ``defer``: put off moves that another search over the same (shared) table is busy with.
         self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact, defer)
         # A deadline timer may fire just as its search ends: it must not stop the next one.
@@ -84,7 +85,7 @@ class Searcher:
         self.ctx[C_KILLERS][:] = 0
 
     def resize_hash(self, hash_mb: float) -> None:
-        self.tt = new_table(hash_mb)
+        self.tt = new_table(hash_mb, self._busy_entries)
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to return as soon as it can."""

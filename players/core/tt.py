@@ -35,73 +35,15 @@ def table_entries(size_mb: float) -> int:
     return 1 << (entries.bit_length() - 1)
 
 
-def new_table(size_mb: float):
-    """Slots and busy marks for a table of about ``size_mb`` MiB."""
-    return np.zeros(2 * table_entries(size_mb), np.uint64), np.zeros(BUSY_ENTRIES, np.uint64)
+def new_table(size_mb: float, busy_entries: int = BUSY_ENTRIES):
+    """Slots and busy marks for a table of about ``size_mb`` MiB.  A table no other search
+    shares needs no busy marks: ``busy_entries=1`` keeps the type and costs nothing."""
+    return np.zeros(2 * table_entries(size_mb), np.uint64), np.zeros(busy_entries, np.uint64)
 
 
 def clear_table(tt) -> None:
     for part in tt:
         part[:] = 0
-
-
-_SHARED: dict[str, object] = {}  # name -> SharedMemory kept open by this process
-_RETIRED: list = []  # released tables whose mapping is closed at the next idle release
-_LOCAL: dict[str, tuple] = {}  # name -> a table in this process's memory, for its search threads
-
-
-def local_table(name: str, size_mb: float):
-    """A named table in this process's own memory, for the search threads of one process
-    (``threads: true``): ordinary memory gets huge pages (NumPy asks for them) where shared
-    memory often gets none (``shmem_enabled = never``), and a search over a table without
-    them runs about a tenth slower (``docs/decomposition.md``).  :func:`shared_table` finds it by its name."""
-    table = _LOCAL.get(name)
-    if table is None:
-        table = _LOCAL[name] = new_table(size_mb)
-    return table
-
-
-def shared_table(name: str, size_mb: float | None = None):
-    """A table in shared memory, created when ``size_mb`` is given, else attached: the
-    workers of one machine search with one table, as threads of one engine would.  A
-    table of this process's own (:func:`local_table`) of that name comes first."""
-    from multiprocessing import shared_memory
-    if name in _LOCAL:
-        return _LOCAL[name]
-    shm = _SHARED.get(name)
-    if shm is None:
-        if size_mb is not None:  # a new block is zero-filled: an empty table
-            size = table_entries(size_mb) * ENTRY_BYTES + BUSY_ENTRIES * 8
-            shm = shared_memory.SharedMemory(name=name, create=True, size=size)
-        else:
-            shm = shared_memory.SharedMemory(name=name)
-        _SHARED[name] = shm
-    # Layout: slots, then busy marks.  The block may be rounded up to whole pages.
-    entries = table_entries((shm.size - BUSY_ENTRIES * 8) / (1024 * 1024))
-    return (np.ndarray((2 * entries,), np.uint64, buffer=shm.buf),
-            np.ndarray((BUSY_ENTRIES,), np.uint64, buffer=shm.buf, offset=entries * ENTRY_BYTES))
-
-
-def release_shared_table(name: str, unlink: bool = False, idle: bool = True) -> None:
-    """Forget a shared table (and remove its name, for its creator).
-
-    Its mapping is not closed now: NumPy arrays over shared memory do not keep the mapping
-    open, and a search stopped by a deadline may still be unwinding over it (closing it
-    under that search crashed a worker).  It is closed at a later release made while no
-    search runs in this process (``idle``)."""
-    if idle:
-        for shm in list(_RETIRED):
-            try:
-                shm.close()
-                _RETIRED.remove(shm)
-            except BufferError:  # an array over it is still alive here: next time
-                pass
-    _LOCAL.pop(name, None)  # freed once the last searcher over it is gone
-    shm = _SHARED.pop(name, None)
-    if shm is not None:
-        if unlink:
-            shm.unlink()
-        _RETIRED.append(shm)
 
 
 @njit(cache=True, inline="always")

@@ -41,7 +41,7 @@ class SearcherConfig:
                             lmr=self.lmr, futility=self.futility, exact=self.exact,
                             defer=self.defer and bool(self.table))
         if self.table:
-            from players.core.tt import shared_table
+            from .tables import shared_table
             searcher.tt = shared_table(self.table)
         return searcher
 
@@ -181,13 +181,13 @@ async def drop_prefix(prefix: str) -> int:
 
 def create_local_table(name: str, size_mb: float) -> None:
     """The table the search threads of this worker process share (``threads: true``)."""
-    from players.core.tt import local_table
+    from .tables import local_table
     local_table(name, size_mb)
 
 
 async def release_table(name: str) -> None:
     """Detach this worker from a shared table (its searchers are dropped first)."""
-    from players.core.tt import release_shared_table
+    from .tables import release_shared_table
     with _LOCK:
         idle = not _RUNNING
     release_shared_table(name, idle=idle)

@@ -72,12 +72,12 @@ class InlineRunner:
 
     def new_table(self, name: str, size_mb: float) -> str:
         """The jobs run in this process: the table is its own memory (huge pages), not shared."""
-        from players.core.tt import local_table
+        from .tables import local_table
         local_table(name, size_mb)
         return name
 
     def release_table(self, name: str) -> None:
-        from players.core.tt import release_shared_table
+        from .tables import release_shared_table
         release_shared_table(name, unlink=True)
 
     def drop_prefix(self, prefix: str) -> None:
@@ -257,12 +257,12 @@ class DaskRunner:
         if self.threads:
             self.client.run(jobs.create_local_table, name, size_mb)
             return name
-        from players.core.tt import shared_table
+        from .tables import shared_table
         shared_table(name, size_mb)
         return name
 
     def release_table(self, name: str) -> None:
-        from players.core.tt import release_shared_table
+        from .tables import release_shared_table
         self.client.run(jobs.release_table, name)
         release_shared_table(name, unlink=True)
 

@@ -26,9 +26,7 @@ def test_search_threads_of_one_worker_search_at_the_same_time(bk):
         runner.drop_prefix(master.key)
         runner.release_table(table)
 
-        def local_tables() -> list[str]:  # nested: cloudpickle sends it by value
-            from players.core import tt
-            return list(tt._LOCAL)
-        assert runner.client.run(local_tables) == {runner.addresses[0]: []}
+        from players.decomposition.tables import local_table_names
+        assert runner.client.run(local_table_names) == {runner.addresses[0]: []}
     finally:
         runner.close()
