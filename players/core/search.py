@@ -178,6 +178,43 @@ def defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, item):
     return False, n_deferred
 
 
+# What a node's shared-search checkpoint tells it (see ``shared_checkpoint``).
+GO_ON, CUT_OFF, SETTLED = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_pv, shared_bound, defer):
+    """Before each move of a node that other searches share: score sharing may have lowered
+    this job's beta (never below alpha + 1: an empty window bounds nothing, and the master
+    reads a null-window probe's answer as the bound it is), and under ABDADA another worker
+    may have finished the node meanwhile, its table entry sparing the node's other moves.
+    Returns (GO_ON | CUT_OFF | SETTLED, the settled value, beta)."""
+    stats = ctx[C_STATS]
+    opts = ctx[C_OPTS]
+    if shared_bound and stats[S_SHARED_BETA] < beta:
+        beta = max(stats[S_SHARED_BETA], alpha + 1)
+        if best >= beta:
+            return CUT_OFF, 0, beta
+    if defer and searched > 0 and (not is_pv or opts[O_EXACT]):
+        settled, s = table_cutoff(tt_probe(tt, key), depth, ply, alpha, beta, opts[O_EXACT] != 0)
+        if settled:
+            ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here
+            return SETTLED, s, beta
+    return GO_ON, 0, beta
+
+
+@njit(cache=True, inline="always")
+def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defer):
+    """A node's next move: the best-ordered one left, then the moves ABDADA put off (searched
+    now whoever else is busy with them).  Returns (move or 0 when none is left, i,
+    next_deferred, whether this move may be put off)."""
+    if i < n:
+        return pick_move(moves, scores, i, n), i + 1, next_deferred, may_defer
+    if next_deferred < n_deferred:
+        return deferred[next_deferred], i, next_deferred + 1, False
+    return 0, i, next_deferred, False
+
+
 @njit(cache=True)
 def static_eval(pos, ctx):
     """The instance's evaluation, through a small cache keyed by the Zobrist key
@@ -447,37 +484,27 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     best_move = 0
     searched = 0
     original_alpha = alpha
-    shared_bound = stats[S_SPLIT_PLY] == ply  # a parallel job's root: its beta may be lowered meanwhile
+    # Searches that others share: a parallel job's root (its beta may be lowered meanwhile)
+    # and ABDADA's nodes (moves another search is busy with are put off).
+    shared_bound = stats[S_SPLIT_PLY] == ply
     defer = opts[O_DEFER] != 0 and depth >= DEFER_DEPTH
+    shared = shared_bound or defer
     busy = tt[1]
     deferred = ctx[C_DEFERRED][ply]
     n_deferred = 0
     next_deferred = 0
     i = 0
     while True:
-        if shared_bound and stats[S_SHARED_BETA] < beta:
-            # Score sharing: the master found a better move meanwhile.  Never below alpha + 1: an
-            # empty window would return values that bound nothing (a null-window probe keeps its
-            # window, and the master reads its answer as the bound it is).
-            beta = max(stats[S_SHARED_BETA], alpha + 1)
-            if best >= beta:
+        if shared:
+            action, value, beta = shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_pv,
+                                                    shared_bound, defer)
+            if action == CUT_OFF:
                 break
-        if defer and searched > 0 and (not is_pv or opts[O_EXACT]):
-            # Another worker may have finished this node meanwhile: its entry ends the search
-            # here, sparing the rest of the node's moves (less search overhead).
-            settled, s = table_cutoff(tt_probe(tt, key), depth, ply, alpha, beta, opts[O_EXACT] != 0)
-            if settled:
-                ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here
-                return s
-        if i < n:
-            m = pick_move(moves, scores, i, n)
-            i += 1
-            may_defer = defer and searched > 0
-        elif next_deferred < n_deferred:  # the moves put off, now searched whoever else is busy
-            m = deferred[next_deferred]
-            next_deferred += 1
-            may_defer = False
-        else:
+            if action == SETTLED:
+                return value
+        m, i, next_deferred, may_defer = next_move(moves, scores, i, n, deferred, next_deferred, n_deferred,
+                                                   defer and searched > 0)
+        if m == 0:
             break
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         make_move(pos, m)
@@ -489,10 +516,11 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         new_depth = depth - 1 + (1 if gives_check else 0)
         if new_depth > 0:
             tt_prefetch(tt, child)  # its probe comes first thing in the child
-        put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
-        if put_off:
-            unmake_move(pos)
-            continue
+        if defer:
+            put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
+            if put_off:
+                unmake_move(pos)
+                continue
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
         else:
