@@ -322,9 +322,15 @@ class UciEngine:
         end (its ``bestmove`` already sent) stops nothing: the player is told to stop only
         while a ``bestmove`` is owed."""
         self._stop_requested.set()
-        with self.lock:  # the search cannot send its bestmove (and end) while its player is stopped
-            if self._owed and self.player is not None:
-                self.player.stop()
+        while self.thread is not None and self.thread.is_alive():
+            with self.lock:  # the search cannot send its bestmove (and end) while its player is stopped
+                owed = self._owed
+                if owed and self.player is not None:
+                    self.player.stop()
+            if not owed:
+                break
+            # Again until it ends: a stop that came before the search began was cleared by it.
+            self.thread.join(timeout=0.01)
         self.join_search()
 
     def join_search(self) -> None:

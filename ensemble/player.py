@@ -1,34 +1,30 @@
-"""The ensemble player: n instances searching the same position on Dask workers,
-a selection criterion choosing among their moves.
+"""The ensemble player: n instances searching the same position, a selection criterion
+choosing among their moves.
 
-The coordinator never waits past the move's deadline.  An instance whose worker
-died, raised, proposed an illegal move or missed the deadline is left out of that
-move's vote (and shown as excluded in the decision); lost instances are rebuilt on a
-live worker before the next move.  With no answer at all, the coordinator searches
+The instances search inline or on Dask workers (``ensemble.instances``); the player
+weighs what came back by the deadline.  With no answer at all, the coordinator searches
 alone with the full engine in the time that is left.
 """
 from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
 import chess
 
-from concilio.cluster import Cluster, open_cluster
-from players.result import SearchLimits
+from concilio.cluster import Cluster
 from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
+from players.result import SearchLimits
 from players.searcher import Searcher
 
-from . import worker as worker_tasks
-from .config import Budget, EnsembleConfig, InstanceConfig
+from .config import Budget, EnsembleConfig
 from .decision import Decision, InstanceReport
 from .evidence import gather_evidence
+from .instances import DaskInstances, InlineInstances
 from .selection import CRITERIA, Ballot, Evidence, SelectionInput, select
 
 log = logging.getLogger("concilio.ensemble")
-SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
 FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one iteration, however little
 
 
@@ -43,40 +39,17 @@ class EnsemblePlayer:
         self.config = config
         self.name = f"ensemble {config.name} {config.notation}"
         self.last_decision: Decision | None = None  # the last move's votes and values, for a full report
-        self._cluster = cluster
-        self._own_cluster = cluster is None
-        self._game = uuid.uuid4().hex[:8]
-        self._keys = [f"{self._game}-{i}" for i in range(len(config.instances))]
-        self._placement: dict[str, str | None] = {}
-        self._local: Searcher | None = None
-        self._searchers: list[Searcher] = []
-        self._interrupted = False
         self._on_event = on_event or (lambda message: log.info(message))
+        self._instances = InlineInstances(config, self._on_event) if config.cluster.inline else \
+            DaskInstances(config, self._on_event, cluster)
+        self._local: Searcher | None = None
 
     # --- life cycle ---------------------------------------------------------------------------
-    @property
-    def inline(self) -> bool:
-        return self.config.cluster.inline
-
     def start(self) -> EnsemblePlayer:
         self._local = Searcher()  # fallback and posterior search: the full engine
         self._local.search(None, SearchLimits(depth=1))
         self._local.new_game()
-        if self.inline:
-            self._searchers = [inst.make_searcher() for inst in self.config.instances]
-            self._placement = {key: "inline" for key in self._keys}
-            return self
-        if self._cluster is None:
-            c = self.config.cluster
-            self._cluster = open_cluster(c.workers or len(self.config.instances), c.scheduler,
-                                         c.threads_per_worker, c.dashboard)
-        futures = {key: self._place(key, inst) for key, inst in zip(self._keys, self.config.instances)}
-        for key, future in futures.items():
-            try:
-                self._placement[key] = future.result(timeout=120)
-            except Exception as exc:  # noqa: BLE001 - a worker that cannot hold an instance is reported
-                self._placement[key] = None
-                self._on_event(f"instance {self._label(key)} could not start: {exc}")
+        self._instances.start()
         return self
 
     def __enter__(self) -> EnsemblePlayer:
@@ -86,75 +59,40 @@ class EnsemblePlayer:
         self.close()
 
     def close(self) -> None:
-        self._searchers = []
-        if self._cluster is None:
-            return
-        try:
-            for key, address in self._placement.items():
-                if address:
-                    self.client.run(worker_tasks.drop_instance, key, workers=[address], wait=False)
-        except Exception:  # noqa: BLE001 - closing must not fail because a worker is gone
-            pass
-        if self._own_cluster:
-            self._cluster.close()
-        self._cluster = None
+        self._instances.close()
 
     @property
     def client(self):
-        assert self._cluster is not None, "EnsemblePlayer not started"
-        return self._cluster.client
+        """The Dask client of the instances' cluster (distributed ensembles only)."""
+        return self._instances.client
 
     @property
     def dashboard(self) -> str | None:
-        return self._cluster.dashboard if self._cluster else None
-
-    def workers(self) -> list[str]:
-        """The addresses of the cluster's workers alive now (none inline)."""
-        return self._cluster.workers() if self._cluster else []
+        return self._instances.dashboard
 
     @property
     def cluster_description(self) -> str:
-        return self._cluster.description if self._cluster else "(not started)"
+        return self._instances.description
 
     @property
     def placement(self) -> dict[str, str | None]:
-        return {self._label(k): a for k, a in self._placement.items()}
+        """Where each instance searches, by label."""
+        return self._instances.placement
+
+    def workers(self) -> list[str]:
+        """The addresses of the cluster's workers alive now (none inline)."""
+        return self._instances.workers()
 
     def new_game(self) -> None:
         """Clear every instance's hash table and history (a new game starts)."""
-        for searcher in self._searchers:
-            searcher.new_game()
-        if self.inline:
-            if self._local is not None:
-                self._local.new_game()
-            return
-        futures = [self.client.submit(worker_tasks.new_game_instance, key, workers=[addr], pure=False)
-                   for key, addr in self._placement.items() if addr]
-        for f in futures:
-            try:
-                f.result(timeout=30)
-            except Exception:  # noqa: BLE001 - a lost instance is rebuilt at the next move anyway
-                pass
+        self._instances.new_game()
         if self._local is not None:
             self._local.new_game()
 
     def interrupt(self) -> None:
         """Ask every instance to return its best move now (UCI ``stop``); ``choose`` then
         decides with what comes back."""
-        self._interrupted = True
-        for searcher in self._searchers:
-            searcher.stop()
-        self._stop_remote(list(self._placement))
-
-    def _stop_remote(self, keys: list[str]) -> None:
-        """One stop message to every worker that holds one of ``keys`` (no wait)."""
-        addresses = sorted({a for k, a in self._placement.items() if k in keys and a and a != "inline"})
-        if self._cluster is None or not addresses:
-            return
-        try:
-            self.client.run(worker_tasks.stop_instances, *keys, workers=addresses, wait=False)
-        except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
-            pass
+        self._instances.stop()
 
     # --- one move -------------------------------------------------------------------------------
     def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
@@ -199,60 +137,9 @@ class EnsemblePlayer:
             board.push_uci(uci)
         if board.is_game_over(claim_draw=False) or not any(board.legal_moves):
             raise ValueError(f"no legal move in {board.fen()}")
-        self._interrupted = False
-        if self.inline:
-            return self._choose_inline(board, fen, moves, start, budget)
-        n = len(self.config.instances)
-        span = budget.deadline(n)
-        deadline = start + span
-        reserve = self._selection_reserve(span)
-        limits = budget.limits(n)
-        if limits.movetime is not None:
-            # Searches end early enough for their results to travel back and be weighed.
-            usable_ms = min(limits.movetime, int((span - reserve) * 1000))
-            limits = SearchLimits(movetime=max(1, int(usable_ms * SAFETY) - 15))
-        self._replace_lost_instances()
-
-        from distributed import wait
-        futures = {}
-        for key, address in self._placement.items():
-            if address:
-                futures[key] = self.client.submit(
-                    worker_tasks.search_instance, key, fen, tuple(moves), limits, self.config.needs_margin,
-                    workers=[address], allow_other_workers=False, pure=False, retries=0,
-                    key=f"search-{key}-{len(moves)}-{uuid.uuid4().hex[:6]}")
-        wait_until = deadline - reserve
-        try:
-            wait(list(futures.values()), timeout=max(0.0, wait_until - time.perf_counter()))
-        except Exception:  # distributed raises its TimeoutError when some are still running
-            pass
-        reports, ballots = self._collect(futures, board)
+        reports, ballots, deadline = self._instances.search(board, fen, moves, budget, start)
         if not ballots:
             return self._fallback(board, fen, moves, reports, start, deadline, budget)
-        return self._decide(board, reports, ballots, start)
-
-    def _choose_inline(self, board: chess.Board, fen: str, moves: Sequence[str], start: float,
-                       budget: Budget) -> Decision:
-        """Every instance in this process, one after another (identical moves under node or
-        depth budgets; a movetime is shared out so that the move is never late)."""
-        n = len(self.config.instances)
-        limits = budget.limits(n)
-        if limits.movetime is not None:
-            span_ms = budget.deadline(n) * 1000 * SAFETY
-            limits = SearchLimits(movetime=max(1, int(span_ms / n) - 5))
-        reports, ballots = [], []
-        legal = {m.uci() for m in board.legal_moves}
-        for inst, searcher in zip(self.config.instances, self._searchers):
-            if self._interrupted and ballots:
-                reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", None, "interrupted"))
-                continue
-            result = searcher.search(board, limits, margin_probe=self.config.needs_margin)
-            reason = None if result.bestmove in legal else f"illegal move {result.bestmove}"
-            reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", result, reason))
-            if reason is None:
-                ballots.append(Ballot(inst.label, inst.spec, result))
-        if not ballots:
-            return self._fallback(board, fen, moves, reports, start, start + budget.deadline(n), budget)
         return self._decide(board, reports, ballots, start)
 
     def _decide(self, board: chess.Board, reports: list[InstanceReport], ballots: list[Ballot],
@@ -268,81 +155,6 @@ class EnsemblePlayer:
                         chosen.votes, chosen.tie_break, None, time.perf_counter() - start)
 
     # --- internals --------------------------------------------------------------------------------
-    def _label(self, key: str) -> str:
-        return self.config.instances[self._keys.index(key)].label
-
-    def _place(self, key: str, instance: InstanceConfig, avoid: Sequence[str] = ()):
-        workers = [w for w in self._cluster.workers() if w not in avoid]  # type: ignore[union-attr]
-        if not workers:
-            raise RuntimeError("no worker is alive")
-        load = {w: 0 for w in workers}
-        for addr in self._placement.values():
-            if addr in load:
-                load[addr] += 1
-        index = self._keys.index(key)
-        # Round-robin in instance order first; afterwards the least loaded worker.
-        target = workers[index % len(workers)] if not self._placement else min(workers, key=lambda w: load[w])
-        return self.client.submit(worker_tasks.create_instance, key, instance, workers=[target],
-                                  allow_other_workers=False, pure=False, key=f"create-{key}-{uuid.uuid4().hex[:6]}")
-
-    def _replace_lost_instances(self) -> None:
-        alive = set(self._cluster.workers())  # type: ignore[union-attr]
-        lost = [k for k, a in self._placement.items() if a not in alive]
-        for key in lost:
-            try:
-                future = self._place(key, self.config.instances[self._keys.index(key)])
-                self._placement[key] = future.result(timeout=30)
-                self._on_event(f"instance {self._label(key)} rebuilt on {self._placement[key]} (cold hash table)")
-            except Exception as exc:  # noqa: BLE001
-                self._placement[key] = None
-                self._on_event(f"instance {self._label(key)} has no worker: {exc}")
-
-    def _selection_reserve(self, total: float) -> float:
-        """Seconds kept back from the wait for selection (and a fallback search)."""
-        criterion = CRITERIA[self.config.selection.criterion]
-        reserve = 0.03 + (0.05 if criterion.needs_evidence else 0.0) + (0.15 if criterion.needs_search else 0.0)
-        return min(reserve, 0.25 * total)
-
-    def _collect(self, futures: dict, board: chess.Board) -> tuple[list[InstanceReport], list[Ballot]]:
-        alive = None
-        late: list[str] = []
-        reports: list[InstanceReport] = []
-        ballots: list[Ballot] = []
-        legal = {m.uci() for m in board.legal_moves}
-        for key, inst in zip(self._keys, self.config.instances):
-            address = self._placement.get(key)
-            weights = inst.weights_text()
-            future = futures.get(key)
-            if future is None:
-                reports.append(InstanceReport(inst.label, weights, None, None, "no worker"))
-                continue
-            reason = None
-            result = None
-            if future.status == "finished":
-                result = future.result()
-                if result.bestmove not in legal:
-                    reason = f"illegal move {result.bestmove}"
-            elif future.status == "error":
-                exc = future.exception()
-                reason = f"{type(exc).__name__}: {exc}"
-            else:
-                if alive is None:
-                    alive = set(self._cluster.workers())  # type: ignore[union-attr]
-                if address not in alive:
-                    reason = f"worker {address} lost"
-                    self._placement[key] = None
-                else:
-                    reason = "missed the deadline"
-                    late.append(key)
-                future.release()  # no round trip: the stopped task ends soon, its result unread
-            if reason is not None:
-                self._on_event(f"{inst.label}: left out of this move's vote ({reason})")
-            reports.append(InstanceReport(inst.label, weights, address, result, reason))
-            if reason is None:
-                ballots.append(Ballot(inst.label, inst.spec, result))
-        self._stop_remote(late)
-        return reports, ballots
-
     def _candidate_search(self, board: chess.Board):
         local = self._local
         assert local is not None

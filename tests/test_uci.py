@@ -40,6 +40,19 @@ def test_stop_during_infinite_returns_promptly(engine):
     assert best.move in chess.Board().legal_moves
 
 
+def test_stop_right_after_go_infinite_is_never_lost():
+    """A stop that reaches the engine before its search thread has begun must still end the
+    search: twenty go infinite / stop pairs, twenty bestmoves, at once."""
+    lines = ["uci", "isready", "position startpos"] + ["go infinite", "stop"] * 20 + ["isready"]
+    started = time.perf_counter()
+    proc = subprocess.run(UCI, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answers = [line for line in proc.stdout.splitlines() if line.startswith("bestmove")]
+    assert len(answers) == 20 and all(chess.Move.from_uci(a.split()[1]) in chess.Board().legal_moves
+                                      for a in answers)
+    assert time.perf_counter() - started < 30
+
+
 def test_a_full_game_against_gnu_chess_without_losing_on_time():
     try:
         gnuchess = find_engine_binary("gnuchess")
