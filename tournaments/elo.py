@@ -39,6 +39,11 @@ class EloEstimate:
     high: float
     los: float  # likelihood of superiority, 0..1
 
+    @property
+    def p_value(self) -> float:
+        """Two-sided p-value of 'the score is not 50 %' (the same normal model as LOS)."""
+        return min(1.0, 2 * min(self.los, 1 - self.los))
+
     def format(self) -> str:
         def fmt(x: float) -> str:
             return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x) + 0:+d}"

@@ -22,6 +22,7 @@ from .elo import EloEstimate, SprtState, from_points, pentanomial, sprt
 from .game import GameRecord, GameSpec, play_game
 from .match_config import MatchConfig
 from .match_players import PlayerEntry
+from .stats import SIGNIFICANCE, benjamini_hochberg, holm
 
 _PLAYERS: Resident[Player] = Resident()
 
@@ -221,16 +222,26 @@ def _append(folder: Path, record: GameRecord) -> None:
 
 
 def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: Path) -> None:
+    """The match's table: one row per pairing.  Each pairing's p-value (score ≠ 50 %, from
+    the pentanomial model when the openings are paired) is adjusted over all pairings
+    (Holm, Benjamini-Hochberg); '*' marks a difference significant after Holm."""
+    estimates = [(s.pentanomial() if config.openings else None) or s.elo() for s in summaries]
+    raw = [e.p_value for e in estimates]
+    adjusted = list(zip(holm(raw), benjamini_hochberg(raw)))
     lines = [f"# Match `{config.name}`", "",
              f"Config `{config.source}` (hash {config.digest}); {config.rules.time_control.describe()}; "
              f"max half-moves {config.rules.max_plies or '-'}; "
              f"{'openings: ' + str(len(config.openings)) if config.openings else 'no book (start position)'}.", "",
-             "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | draws |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for s in summaries:
+             f"p: two-sided, score ≠ 50 % ({'pentanomial' if config.openings else 'per game'}); Holm and BH: "
+             f"adjusted over the {len(summaries)} pairing(s); * significant after Holm (p < 0.05).", "",
+             "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | p | Holm "
+             "| BH | draws |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s, e, (p_holm, p_bh) in zip(summaries, estimates, adjusted):
         w, d, l = s.wdl
-        e = s.elo()
+        mark = " *" if p_holm < SIGNIFICANCE else ""
         lines.append(f"| {s.player} | {s.opponent} | {s.points:.2f} | {s.games} | {w}-{d}-{l} | "
                      f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
-                     f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {100 * d / max(1, s.games):.0f}% |")
+                     f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {e.p_value:.3f} | {p_holm:.3f}{mark} | "
+                     f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |")
     (folder / "summary.md").write_text("\n".join(lines) + "\n")

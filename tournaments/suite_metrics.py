@@ -19,7 +19,7 @@ from ensemble.evidence import evidence_from_terms
 from ensemble.selection import CRITERIA, Ballot, Evidence, SelectionInput, select
 from players.result import SearchLimits
 from .epd import Suite
-from .stats import McNemar, Proportion, mcnemar, proportion
+from .stats import McNemar, Proportion, adjust_mcnemar, mcnemar, proportion
 from .store import SearchStore
 from .suite_config import FULL_LABEL, CriterionSpec, PlayerSpec, SuiteRunConfig, instance_key
 
@@ -132,9 +132,18 @@ def _score(suite: str, player: PlayerSpec, criterion: str, positions, ballots_pe
 
 
 def _compare_with_full(scores: list[Score]) -> None:
-    full = next((s for s in scores if s.player == FULL_LABEL), None)
-    if full is None:
-        return
+    """Every score against the full engine on the same suite (exact McNemar, raw p-values:
+    ``adjust_comparisons`` adjusts them once the whole report is known)."""
+    full = {s.suite: s for s in scores if s.player == FULL_LABEL and s.single}
     for s in scores:
-        if s is not full and len(s.solved) == len(full.solved):
-            s.versus_full = mcnemar(s.solved, full.solved)
+        if s.suite in full and s is not full[s.suite]:
+            s.versus_full = mcnemar(s.solved, full[s.suite].solved)
+
+
+def adjust_comparisons(scores: list[Score]) -> int:
+    """Adjust every comparison with the full engine in ``scores`` as one family (Holm and
+    Benjamini-Hochberg); returns the family's size."""
+    compared = [s for s in scores if s.versus_full is not None]
+    for s, test in zip(compared, adjust_mcnemar([s.versus_full for s in compared])):
+        s.versus_full = test
+    return len(compared)

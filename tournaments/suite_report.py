@@ -103,13 +103,14 @@ def write_report(scores: Sequence[Score], folder: Path, header: str = "") -> lis
         w = csv.writer(handle)
         w.writerow(["suite", "player", "criterion", "positions", "C_D", "C_D_low", "C_D_high", "Val", "Val_low",
                     "Val_high", "C_s", "points", "max_points", "mcnemar_only_player", "mcnemar_only_full",
-                    "mcnemar_p"])
+                    "mcnemar_p", "mcnemar_p_holm", "mcnemar_p_bh"])
         for s in scores:
             m = s.versus_full
             w.writerow([s.suite, s.player, s.criterion, s.n, f"{s.cd.value:.4f}", f"{s.cd.low:.4f}",
                         f"{s.cd.high:.4f}", f"{s.val.value:.4f}", f"{s.val.low:.4f}", f"{s.val.high:.4f}",
                         f"{s.cs:.4f}", s.points, s.max_points, m.only_a if m else "", m.only_b if m else "",
-                        f"{m.p_value:.4f}" if m else ""])
+                        f"{m.p_value:.4f}" if m else "", f"{m.p_holm:.4f}" if m and m.p_holm is not None else "",
+                        f"{m.p_bh:.4f}" if m and m.p_bh is not None else ""])
     themes_path = folder / "sts_themes.csv"
     with themes_path.open("w", newline="") as handle:
         w = csv.writer(handle)

@@ -11,7 +11,7 @@ from players.result import SearchLimits
 from .epd import Suite, load_suite
 from .store import SearchStore
 from .suite_config import SuiteRunConfig
-from .suite_metrics import Score, score_suite
+from .suite_metrics import Score, adjust_comparisons, score_suite
 from .suite_report import print_report, write_report
 from .suite_search import run_phase1
 
@@ -57,11 +57,15 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
         elapsed = time.perf_counter() - started
         scores = [score for suite in suites for score in score_suite(config, suite, store)]
         stored = store.count()
+    family = adjust_comparisons(scores)
     header = (f"# Suite run `{config.name}`\n\nConfig `{config.source}`; budget {config.budget_key} per instance "
               f"and position; suites: " + ", ".join(f"{s.name} ({len(s.positions)} positions)" for s in suites)
               + f". Phase 1 added {added} searches in {elapsed:.0f} s ({config.workers} workers).\n\n"
               "Intervals are 95% Wilson intervals; 'vs full' is the exact McNemar test against the full engine on "
-              "the same positions (+positions only this player solves / −only the full engine solves).")
+              "the same positions (+positions only this player solves / −only the full engine solves), its p-value "
+              f"raw and adjusted over all {family} comparisons of this report (Holm: family-wise error; BH: "
+              "Benjamini-Hochberg false discovery rate).  '*' marks a difference significant after Holm's "
+              "correction (p < 0.05); a raw p-value alone never is.")
     files = write_report(scores, config.report, header)
     return SuiteRunOutcome(suites, scores, added, stored, elapsed, files)
 

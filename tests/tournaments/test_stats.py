@@ -27,3 +27,25 @@ def test_bad_counts_are_refused():
         proportion(5, 3)
     with pytest.raises(ValueError):
         mcnemar([True], [True, False])
+
+
+def test_holm_and_benjamini_hochberg_against_hand_computed_values():
+    from tournaments.stats import benjamini_hochberg, holm
+    p = [0.01, 0.04, 0.03, 0.005]
+    # Holm: sorted 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1 -> max(0.06, 0.04) = 0.06.
+    assert holm(p) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # BH: p*m/rank = 0.02, 0.02, 0.04, 0.04, then the running minimum from the top.
+    assert benjamini_hochberg(p) == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert holm([0.6, 0.9]) == [1.0, 1.0] and holm([]) == [] and benjamini_hochberg([]) == []
+
+
+def test_the_best_of_many_cells_is_not_significant_after_adjustment():
+    from tournaments.stats import adjust_mcnemar, mcnemar
+    # 6b with depth confidence on STS: +114/-80 is p = 0.018 alone, but one of 192 comparisons.
+    best = mcnemar([True] * 114 + [False] * 80 + [True] * 300, [False] * 114 + [True] * 80 + [True] * 300)
+    assert best.p_value == pytest.approx(0.0176, abs=0.001) and not best.significant
+    family = adjust_mcnemar([best] + [mcnemar([True, False] * 50, [False, True] * 50)] * 191)
+    assert family[0].p_holm == pytest.approx(1.0) and not family[0].significant
+    assert "Holm 1.000" in family[0].format() and "*" not in family[0].format()
+    strong = adjust_mcnemar([mcnemar([True] * 60, [False] * 60), best])
+    assert strong[0].significant and strong[0].format().endswith(" *")
