@@ -87,6 +87,29 @@ class YamlSource:
         self.problems.append(f"{where}: {dotted + ': ' if dotted else ''}{message}")
 
 
+@dataclass
+class Located:
+    """A part of a YAML file (the mapping at ``prefix``) validated on its own: its problems
+    are reported at their place in the whole file (``speedup.yaml:12: algorithms[2].algorithm``)."""
+
+    source: YamlSource
+    prefix: FieldPath
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+    @property
+    def problems(self) -> list[str]:
+        return self.source.problems
+
+    def line(self, path: FieldPath) -> int | None:
+        return self.source.line(self.prefix + path)
+
+    def problem(self, path: FieldPath, message: str) -> None:
+        self.source.problem(self.prefix + path, message)
+
+
 def format_path(path: FieldPath) -> str:
     out = ""
     for part in path:

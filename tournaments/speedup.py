@@ -27,10 +27,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from concilio.config import ConfigError, find_config, load_yaml
+from concilio.config import ConfigError, Located, find_config, load_yaml
 from concilio.resources import resolve_data_reference
 from players.decomposition.algorithms import Master, ParallelResult, iterate
-from players.decomposition.config import DecompositionConfig, load_decomposition
+from players.decomposition.config import DecompositionConfig, decomposition_from
 from players.decomposition.jobs import SearcherConfig
 from players.decomposition.runner import DaskRunner, InlineRunner
 from players.result import SearchLimits
@@ -65,14 +65,17 @@ def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
     search = data.get("search", {}) or {}
     variants = []
     for i, item in enumerate(data["algorithms"]):
-        item = dict(item)
-        name = item.pop("name", item.get("algorithm"))
-        text = "\n".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in item.items())
-        try:
-            cfg = load_decomposition(text=text + f"\nsearch: {dict(search)}\n")
-        except ConfigError as exc:
-            raise ConfigError([f"{p}: algorithms[{i}]: {e}" for e in exc.problems]) from None
-        variants.append(replace(cfg, name=str(name)))
+        if not isinstance(item, dict):
+            src.problem(("algorithms", i), "expected a mapping (name, algorithm, options)")
+            continue
+        fields = {k: v for k, v in item.items() if k != "name"}
+        name = str(item.get("name", item.get("algorithm")))
+        try:  # every variant searches with the file's search options
+            variants.append(decomposition_from(Located(src, ("algorithms", i)), {**fields, "search": search}, name))
+        except ConfigError:
+            pass  # the problems stay in src: all of them are raised together below
+    if src.problems:
+        raise ConfigError(src.problems)
     folder = p.resolve().parent
     named = str(data.get("positions", "data:suites/bratko-kopec.epd"))
     positions = resolve_data_reference(named, folder)

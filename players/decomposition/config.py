@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from concilio.config import ConfigError, as_mapping, check_keys, find_config, get_bool, get_int, load_yaml
+from concilio.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
+                             load_yaml)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
@@ -67,7 +69,13 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
     if path is not None and text is None:
         path = find_config(path, "decomposition")
     src = load_yaml(path, text)
-    data = src.data
+    return decomposition_from(src, src.data, **overrides)
+
+
+def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = None,
+                       **overrides) -> DecompositionConfig:
+    """Validate a decomposition mapping: a whole file, or a part of one (the speedup
+    file's ``algorithms`` items, through :class:`concilio.config.Located`)."""
     if not isinstance(data, dict):
         raise ConfigError([f"{src.name}: expected a mapping"])
     data = {**data, **overrides}
@@ -108,6 +116,6 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
                             get_bool(src, search, ("search", "exact"), False), defer=algorithm == "abdada")
     if src.problems:
         raise ConfigError(src.problems)
-    return DecompositionConfig(str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
+    return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
                                speculative, 25 if margin is None else margin, shared, bool(threads))

@@ -50,3 +50,14 @@ def test_a_speedup_file_without_algorithms_is_named(tmp_path):
     path.write_text("name: bad\ndepth: 4\n")
     with pytest.raises(ConfigError, match="bad.yaml.*algorithms"):
         load_speedup(path)
+
+
+def test_a_bad_algorithm_item_is_named_with_its_line_in_the_speedup_file(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\nsearch: {exact: true}\nalgorithms:\n  - {name: ok, algorithm: root_split}\n"
+                    "  - {name: typo, algorithm: root_spilt}\n  - {name: lost, algorithm: abdada}\n")
+    with pytest.raises(ConfigError) as info:
+        load_speedup(path)
+    problems = info.value.problems
+    assert any(p.startswith(f"{path}:5: algorithms[1].algorithm: unknown algorithm 'root_spilt'") for p in problems)
+    assert any(p.startswith(f"{path}:6: algorithms[2].shared_table: abdada defers") for p in problems)
