@@ -3,7 +3,7 @@ which budget, which selection criteria, where the store and the report go::
 
     suites:
       - {path: data:suites/wac.epd}
-      - {path: data:suites/sts-1-10.epd, every: 2}   # or first: N
+      - {path: data:suites/sts-1-10.epd, every: 2}   # or first: N; role: explore | choose | confirm
     players:
       ensembles: [3a, 3b]          # files in configs/ensembles, or paths
       instances: [MB, MX, MBXK]    # single instances, scored as engines
@@ -31,7 +31,10 @@ from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
             "margin_probe"}
-SUITE_KEYS = {"path", "name", "first", "every"}
+SUITE_KEYS = {"path", "name", "first", "every", "role"}
+# What a suite is for: exploring, choosing players and criteria, or confirming a choice made
+# elsewhere.  Each role is its own family when p-values are adjusted.
+ROLES = ("explore", "choose", "confirm")
 PLAYER_KEYS = {"ensembles", "instances", "full"}
 FULL_LABEL = "(MBXKPAR)"
 
@@ -42,6 +45,7 @@ class SuiteSource:
     name: str
     first: int | None = None
     every: int | None = None
+    role: str = "explore"
 
 
 @dataclass(frozen=True)
@@ -162,7 +166,10 @@ def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
             continue
         first = get_int(src, data, path + ("first",), None, 1)
         every = get_int(src, data, path + ("every",), None, 1)
-        out.append(SuiteSource(resolved, str(data.get("name", resolved.stem)), first, every))
+        role = str(data.get("role", "explore"))
+        if role not in ROLES:
+            src.problem(path + ("role",), f"role {role!r} is not one of {', '.join(ROLES)}")
+        out.append(SuiteSource(resolved, str(data.get("name", resolved.stem)), first, every, role))
     return out
 
 

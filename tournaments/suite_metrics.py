@@ -140,10 +140,17 @@ def _compare_with_full(scores: list[Score]) -> None:
             s.versus_full = mcnemar(s.solved, full[s.suite].solved)
 
 
-def adjust_comparisons(scores: list[Score]) -> int:
-    """Adjust every comparison with the full engine in ``scores`` as one family (Holm and
-    Benjamini-Hochberg); returns the family's size."""
-    compared = [s for s in scores if s.versus_full is not None]
-    for s, test in zip(compared, adjust_mcnemar([s.versus_full for s in compared])):
-        s.versus_full = test
-    return len(compared)
+def adjust_comparisons(scores: list[Score], roles: dict[str, str] | None = None) -> dict[str, int]:
+    """Adjust the comparisons with the full engine (Holm and Benjamini-Hochberg), one family
+    per suite role (``roles``: suite name -> explore | choose | confirm): a confirmation is
+    not diluted by the many comparisons a choice was made from, nor can it hide among them.
+    Returns each family's size."""
+    roles = roles or {}
+    families: dict[str, list[Score]] = {}
+    for s in scores:
+        if s.versus_full is not None:
+            families.setdefault(roles.get(s.suite, "explore"), []).append(s)
+    for family in families.values():
+        for s, test in zip(family, adjust_mcnemar([s.versus_full for s in family])):
+            s.versus_full = test
+    return {role: len(family) for role, family in families.items()}

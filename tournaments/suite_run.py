@@ -57,15 +57,19 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
         elapsed = time.perf_counter() - started
         scores = [score for suite in suites for score in score_suite(config, suite, store)]
         stored = store.count()
-    family = adjust_comparisons(scores)
+    roles = {suite.name: source.role for suite, source in zip(suites, config.suites)}
+    families = adjust_comparisons(scores, roles)
+    by_role = {role: [name for name, r in roles.items() if r == role] for role in ("choose", "confirm")}
+    role_text = "".join(f" Suites to {role}: {', '.join(names)}." for role, names in by_role.items() if names)
     header = (f"# Suite run `{config.name}`\n\nConfig `{config.source}`; budget {config.budget_key} per instance "
               f"and position; suites: " + ", ".join(f"{s.name} ({len(s.positions)} positions)" for s in suites)
               + f". Phase 1 added {added} searches in {elapsed:.0f} s ({config.workers} workers).\n\n"
               "Intervals are 95% Wilson intervals; 'vs full' is the exact McNemar test against the full engine on "
               "the same positions (+positions only this player solves / −only the full engine solves), its p-value "
-              f"raw and adjusted over all {family} comparisons of this report (Holm: family-wise error; BH: "
-              "Benjamini-Hochberg false discovery rate).  '*' marks a difference significant after Holm's "
-              "correction (p < 0.05); a raw p-value alone never is.")
+              "raw and adjusted (Holm: family-wise error; BH: Benjamini-Hochberg false discovery rate) over the "
+              "comparisons of its family: " + ", ".join(f"{role} {n}" for role, n in families.items())
+              + " (each suite role is a family of its own)." + role_text + "  '*' marks a difference significant "
+              "after Holm's correction (p < 0.05); a raw p-value alone never is.")
     files = write_report(scores, config.report, header)
     return SuiteRunOutcome(suites, scores, added, stored, elapsed, files)
 

@@ -138,3 +138,28 @@ def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, data_dir):
     assert rows[0] == rows[1] == after  # no duplicates
     assert after == before + resumed.searches_added  # nothing finished was redone
     assert resumed.searches_added <= 40 * 4 - 16 + 8 * 4  # at most the batches in flight were lost
+
+
+def test_each_suite_role_is_its_own_family_of_comparisons():
+    from tournaments.stats import mcnemar, proportion
+    from tournaments.suite_metrics import Score, adjust_comparisons
+
+    def score(suite, player, wins, losses):
+        s = Score(suite, player, "majority", 500, proportion(1, 2), proportion(1, 2), 0, 0)
+        s.versus_full = mcnemar([True] * wins + [False] * losses, [False] * wins + [True] * losses)
+        return s
+    chosen = [score("train", f"p{i}", 60, 40) for i in range(20)]  # p = 0.057 each, twenty of them
+    confirmed = [score("held-out", "p0", 60, 40)]
+    families = adjust_comparisons(chosen + confirmed, {"train": "choose", "held-out": "confirm"})
+    assert families == {"choose": 20, "confirm": 1}
+    assert confirmed[0].versus_full.p_holm == pytest.approx(confirmed[0].versus_full.p_value)  # alone
+    assert chosen[0].versus_full.p_holm == pytest.approx(1.0)
+
+
+def test_a_suite_role_must_be_known(tmp_path):
+    from concilio.config import ConfigError
+    (tmp_path / "s.epd").write_text(EPD)
+    text = (f"name: roles\nsuites:\n  - {{path: {tmp_path / 's.epd'}, role: train}}\n"
+            "players: {instances: [MB]}\nbudget: {nodes: 500}\n")
+    with pytest.raises(ConfigError, match=r"suites\[0\]\.role: role 'train' is not one of explore, choose, confirm"):
+        load_suite_config(text=text)
