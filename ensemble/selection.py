@@ -6,8 +6,10 @@ returns every candidate's value; ``select`` then plays the highest value.  Ties 
 broken by the number of votes and then by a seeded draw that depends on the seed
 and the position only, so a rerun plays the same move.
 
-The criteria are those of the thesis plus two of
-ours: ``score_weighted`` and ``confidence``.
+The criteria are those of the thesis, two of ours (``score_weighted`` and
+``confidence``), and two controls from elsewhere that use no knowledge of the
+categories: ``optimistic`` (follow the instance whose own search scored highest) and
+``thread_vote`` (Stockfish's vote among its search threads).
 """
 from __future__ import annotations
 
@@ -205,6 +207,26 @@ def confidence(inp: SelectionInput, scale: float = 100) -> dict[str, float]:
     return values
 
 
+def optimistic(inp: SelectionInput) -> dict[str, float]:
+    """The optimistic rule: a candidate is worth the best score any of its voters' own
+    searches gave it, so the instance that thinks best of its position decides."""
+    values: dict[str, float] = {}
+    for b in inp.ballots:
+        values[b.move] = max(values.get(b.move, -math.inf), float(clamp_score(b.result.score_cp)))
+    return values
+
+
+def thread_vote(inp: SelectionInput, c: float = 14) -> dict[str, float]:
+    """Stockfish's vote among its threads: Σ (score − lowest score + c) × depth per move,
+    so deeper and more confident searches weigh more (``c`` is Stockfish's constant)."""
+    lowest = min(clamp_score(b.result.score_cp) for b in inp.ballots)
+    values: dict[str, float] = {}
+    for b in inp.ballots:
+        weight = (clamp_score(b.result.score_cp) - lowest + c) * b.result.depth
+        values[b.move] = values.get(b.move, 0.0) + weight
+    return values
+
+
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("majority", majority, {"seed": 0}, doc="simple majority, seeded tie-break"),
     Criterion("weighted_majority", weighted_majority, {"weights": "generalised", "seed": 0},
@@ -222,6 +244,9 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               doc="the 'high' instances choose, the others break ties"),
     Criterion("score_weighted", score_weighted, {"scale": 200, "seed": 0}, needs_evidence=True,
               doc="votes weighted by the search's gain over the root evaluation"),
+    Criterion("optimistic", optimistic, {"seed": 0}, doc="the move of the instance whose own score is highest"),
+    Criterion("thread_vote", thread_vote, {"c": 14, "seed": 0},
+              doc="Stockfish's thread vote: Σ (score − min score + c) × depth"),
     Criterion("confidence", confidence, {"scale": 100, "seed": 0}, needs_margin=True,
               doc="votes weighted by margin over the second move and iteration stability"),
 )}

@@ -24,7 +24,7 @@ def run(name, ballots, evidence=Evidence(), search=None, key="pos", **params):
 def test_every_criterion_is_registered():
     assert set(CRITERIA) == {"majority", "weighted_majority", "depth_confidence", "local_minimax",
                              "global_minimax", "posterior", "posterior_simplified", "deepest",
-                             "priority_sets", "score_weighted", "confidence"}
+                             "priority_sets", "score_weighted", "confidence", "optimistic", "thread_vote"}
 
 
 # --- majority ---------------------------------------------------------------------------------
@@ -206,3 +206,22 @@ def test_unknown_criterion_and_parameter_are_named():
         run("vote", [ballot("MB", "e2e4")])
     with pytest.raises(SelectionError, match="unknown parameter"):
         run("majority", [ballot("MB", "e2e4")], depth=3)
+
+
+# --- controls without category knowledge ------------------------------------------------------
+
+THREE = [("MB", "e2e4", 30, 10), ("MX", "d2d4", 50, 8), ("MK", "e2e4", 10, 12)]  # letters, move, score, depth
+
+
+def test_optimistic_follows_the_highest_own_score():
+    s = run("optimistic", [ballot(l, m, score=sc, depth=d) for l, m, sc, d in THREE])
+    assert s.move == "d2d4" and s.values == {"e2e4": 30, "d2d4": 50}  # though e2e4 has two votes
+
+
+def test_thread_vote_weighs_score_above_the_lowest_and_depth():
+    # lowest score 10; e2e4: (30-10+14)*10 + (10-10+14)*12 = 340 + 168 = 508; d2d4: (50-10+14)*8 = 432.
+    s = run("thread_vote", [ballot(l, m, score=sc, depth=d) for l, m, sc, d in THREE])
+    assert s.move == "e2e4" and s.values == {"e2e4": 508, "d2d4": 432}
+    # With no constant, the lowest-scoring voter adds nothing: e2e4 200, d2d4 320.
+    flat = run("thread_vote", [ballot(l, m, score=sc, depth=d) for l, m, sc, d in THREE], c=1e-9)
+    assert flat.move == "d2d4"
