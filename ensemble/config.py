@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from concilio.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.result import SearchLimits
 
@@ -354,12 +355,38 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
         bad = next((k for k in params if k in str(exc)), None)
         src.problem(path + ((bad,) if bad else ()), str(exc))
         return SelectionConfig()
+    if criterion == "learned":
+        model = resolve_model(src, merged["model"], path + ("model",))
+        if model is None:
+            return SelectionConfig()
+        merged["model"] = model
     if criterion == "priority_sets":
         labels = {i.label.strip("()") for i in instances} | {i.spec.letters for i in instances}
         unknown = [h for h in merged["high"] if h.strip("()") not in labels]
         if unknown:
             src.problem(path + ("high",), f"no instance labelled {', '.join(unknown)}")
     return SelectionConfig(criterion, merged)
+
+
+def resolve_model(src: YamlSource, name: Any, path: FieldPath) -> str | None:
+    """The learned criterion's model file, found like any file a config names (the
+    config's folder, the current directory, ``data:`` for a packaged one) and loaded
+    once here, so that a missing or foreign file is named with its line."""
+    from .learned import LearnedModelError, load_model
+    if not isinstance(name, str) or not name:
+        src.problem(path, "the learned criterion needs model: FILE (a model that concilio suite trained)")
+        return None
+    folder = Path(src.name).resolve().parent if Path(src.name).is_file() else Path.cwd()
+    found = resolve_data_reference(name, folder)
+    if found is None:
+        src.problem(path, f"no such model file: {name}")
+        return None
+    try:
+        load_model(found)
+    except LearnedModelError as exc:
+        src.problem(path, str(exc))
+        return None
+    return str(found)
 
 
 def _budget(src: YamlSource, value: Any) -> Budget:

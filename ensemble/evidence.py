@@ -72,7 +72,8 @@ def pv_end(root: chess.Board, pv: Sequence[str]) -> chess.Board:
 def evidence_from_terms(root: PositionTerms, leaves: Sequence[PositionTerms], specs: Sequence[EvalSpec],
                         root_turn: chess.Color) -> Evidence:
     return Evidence(tuple(root.value(s, root_turn) for s in specs),
-                    tuple(tuple(leaf.value(s, root_turn) for s in specs) for leaf in leaves))
+                    tuple(tuple(leaf.value(s, root_turn) for s in specs) for leaf in leaves),
+                    root.nets, tuple(leaf.nets for leaf in leaves))
 
 
 def gather_evidence(root: chess.Board, ballots: Sequence[Ballot]) -> Evidence:

@@ -6,8 +6,8 @@ returns every candidate's value; ``select`` then plays the highest value.  Ties 
 broken by the number of votes and then by a seeded draw that depends on the seed
 and the position only, so a rerun plays the same move.
 
-The criteria are those of the thesis, two of ours (``score_weighted`` and
-``confidence``), and two controls from elsewhere that use no knowledge of the
+The criteria are those of the thesis, three of ours (``score_weighted``,
+``confidence`` and ``learned``, a trained model), and two controls from elsewhere that use no knowledge of the
 categories: ``optimistic`` (follow the instance whose own search scored highest) and
 ``thread_vote`` (Stockfish's vote among its search threads).
 """
@@ -50,10 +50,15 @@ class Evidence:
 
     ``root_eval[j]`` is f_j(P), instance j's static evaluation of the root;
     ``leaf_eval[i][j]`` is f_j(P_i), instance j's evaluation of the end of ballot i's PV.
+    ``root_nets`` and ``leaf_nets[i]`` are the unweighted category nets (White minus
+    Black, in ``CATEGORIES`` order) of the root and of ballot i's PV end, which the
+    learned criterion reads category by category.
     """
 
     root_eval: tuple[int, ...] = ()
     leaf_eval: tuple[tuple[int, ...], ...] = ()
+    root_nets: tuple[int, ...] = ()
+    leaf_nets: tuple[tuple[int, ...], ...] = ()
 
 
 CandidateSearch = Callable[[Sequence[str], int], Mapping[str, int]]
@@ -227,6 +232,12 @@ def thread_vote(inp: SelectionInput, c: float = 14) -> dict[str, float]:
     return values
 
 
+def learned(inp: SelectionInput, model: object = None) -> dict[str, float]:
+    """A trained model's probability that each candidate is a best move (``ensemble.learned``)."""
+    from .learned import learned as rank
+    return rank(inp, model)  # type: ignore[arg-type]
+
+
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("majority", majority, {"seed": 0}, doc="simple majority, seeded tie-break"),
     Criterion("weighted_majority", weighted_majority, {"weights": "generalised", "seed": 0},
@@ -247,6 +258,8 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("optimistic", optimistic, {"seed": 0}, doc="the move of the instance whose own score is highest"),
     Criterion("thread_vote", thread_vote, {"c": 14, "seed": 0},
               doc="Stockfish's thread vote: Σ (score − min score + c) × depth"),
+    Criterion("learned", learned, {"model": None, "seed": 0}, needs_evidence=True,
+              doc="a trained model ranks the candidates (model: FILE, made by concilio suite's learn block)"),
     Criterion("confidence", confidence, {"scale": 100, "seed": 0}, needs_margin=True,
               doc="votes weighted by margin over the second move and iteration stability"),
 )}
@@ -289,6 +302,10 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
                 raise SelectionError(f"{name}: {numeric} must be a positive number, got {v!r}")
     if name in ("posterior", "posterior_simplified") and not isinstance(merged["depth"], int):
         raise SelectionError(f"{name}: depth must be an integer, got {merged['depth']!r}")
+    if name == "learned" and merged["model"] is not None and not isinstance(merged["model"], str):
+        from .learned import LearnedModel
+        if not isinstance(merged["model"], LearnedModel):
+            raise SelectionError(f"learned: model must be a file name, got {merged['model']!r}")
     if name == "priority_sets":
         high = merged["high"]
         if not isinstance(high, (list, tuple)) or not high or not all(isinstance(h, str) for h in high):

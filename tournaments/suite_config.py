@@ -9,7 +9,11 @@ which budget, which selection criteria, where the store and the report go::
       instances: [MB, MX, MBXK]    # single instances, scored as engines
       full: true                   # the full engine (also the McNemar reference)
     budget: {nodes: 20000}         # or movetime (ms; not reproducible across machines)
-    criteria: [majority, {criterion: weighted_majority, weights: simple}]
+    criteria: [majority, {criterion: weighted_majority, weights: simple}, learned]
+    learn:                         # train the learned criterion on these suites (never a confirm suite)
+      suites: [train]
+      players: [3b, 6b]            # whose decisions it learns from (default: every ensemble)
+      model: models/selection.joblib
     store: results/thesis.sqlite   # relative to the repository root
     report: reports/thesis
     workers: 2
@@ -30,7 +34,8 @@ from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
-            "margin_probe"}
+            "margin_probe", "learn"}
+LEARN_KEYS = {"suites", "players", "model"}
 SUITE_KEYS = {"path", "name", "first", "every", "role"}
 # What a suite is for: exploring, choosing players and criteria, or confirming a choice made
 # elsewhere.  Each role is its own family when p-values are adjusted.
@@ -69,7 +74,18 @@ class CriterionSpec:
     @property
     def label(self) -> str:
         extra = {k: v for k, v in self.params.items() if k != "seed" and CRITERIA[self.name].params.get(k) != v}
-        return self.name + ("(" + ", ".join(f"{k}={v}" for k, v in extra.items()) + ")" if extra else "")
+        shown = {k: (Path(str(v)).name if k == "model" else v) for k, v in extra.items()}
+        return self.name + ("(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")" if extra else "")
+
+
+@dataclass(frozen=True)
+class LearnConfig:
+    """Train the learned criterion in this run: on which suites, from whose decisions,
+    and where the model goes (under the current directory)."""
+
+    suites: tuple[str, ...]
+    players: tuple[str, ...]
+    model: Path
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,7 @@ class SuiteRunConfig:
     workers: int
     margin_probe: bool
     source: str = ""
+    learn: LearnConfig | None = None
 
     @property
     def budget_key(self) -> str:
@@ -130,6 +147,10 @@ def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     players = _players(src, data.get("players"))
     budget = _budget(src, data.get("budget"))
     criteria = _criteria(src, data.get("criteria", ["majority"]))
+    learn = _learn(src, data.get("learn"), suites, players) if "learn" in data else None
+    for i, crit in enumerate(criteria):
+        if crit.name == "learned" and crit.params.get("model") is None and learn is None:
+            src.problem(("criteria", i), "learned: give model: FILE, or a learn block that trains one in this run")
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     name = str(data.get("name", Path(src.name).stem))
     probe_default = any(CRITERIA[c.name].needs_margin for c in criteria)
@@ -140,7 +161,42 @@ def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     store = Path(str(data.get("store", f"results/{name}.sqlite")))
     report = Path(str(data.get("report", f"reports/{name}")))
     return SuiteRunConfig(name, tuple(suites), tuple(players), budget, tuple(criteria), store, report, workers,
-                          margin_probe, given)
+                          margin_probe, given, learn)
+
+
+def _learn(src: YamlSource, value: Any, suites: list[SuiteSource], players: list[PlayerSpec]) -> LearnConfig | None:
+    path: FieldPath = ("learn",)
+    data = as_mapping(src, value, path)
+    if data is None:
+        return None
+    check_keys(src, data, path, LEARN_KEYS)
+    names = _names(src, data.get("suites"), path + ("suites",))
+    roles = {s.name: s.role for s in suites}
+    for name in names:
+        if name not in roles:
+            src.problem(path + ("suites",), f"no suite named {name!r} in this run (suites: {', '.join(roles)})")
+        elif roles[name] == "confirm":
+            src.problem(path + ("suites",), f"suite {name!r} confirms choices: it cannot also train the model")
+    if not names:
+        src.problem(path + ("suites",), "name the suites to train on")
+    chosen = _names(src, data.get("players", []), path + ("players",)) if "players" in data else []
+    ensembles = {p.name for p in players if not p.is_single}
+    for name in chosen:
+        if name not in ensembles:
+            src.problem(path + ("players",), f"no ensemble named {name!r} in this run")
+    if not ensembles:
+        src.problem(path, "the learned criterion learns from ensembles; this run has none")
+    model = Path(str(data.get("model", f"models/{src.name and Path(src.name).stem or 'selection'}.joblib")))
+    return LearnConfig(tuple(names), tuple(chosen), model)
+
+
+def _names(src: YamlSource, value: Any, path: FieldPath) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) for v in value):
+        src.problem(path, "expected a list of names")
+        return []
+    return [str(v) for v in value]
 
 
 def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
@@ -223,6 +279,7 @@ def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
         src.problem(("criteria",), "expected a non-empty list of selection criteria")
         return []
     out = []
+    folder = Path(src.name).resolve().parent if Path(src.name).is_file() else Path.cwd()
     for i, item in enumerate(value):
         path: FieldPath = ("criteria", i)
         if isinstance(item, str):
@@ -237,5 +294,11 @@ def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
         except SelectionError as exc:
             src.problem(path, str(exc))
             continue
+        if name == "learned" and merged.get("model") is not None:
+            found = resolve_data_reference(str(merged["model"]), folder)
+            if found is None:
+                src.problem(path + ("model",), f"no such model file: {merged['model']}")
+                continue
+            merged["model"] = str(found)
         out.append(CriterionSpec(str(name), merged))
     return out

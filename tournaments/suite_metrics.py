@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import chess
 
@@ -71,26 +71,47 @@ class PosteriorCache:
         return search
 
 
-def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore) -> list[Score]:
-    budget = config.budget_key
-    roots = store.position_terms()
-    posterior = PosteriorCache(store)
-    cache: dict[str, dict] = {}
+class StoreView:
+    """The store's searches for one budget, read once per instance, and the root terms."""
 
-    def searches(key: str) -> dict:
-        if key not in cache:
-            cache[key] = store.searches(key, budget)
-        return cache[key]
+    def __init__(self, store: SearchStore, budget: str) -> None:
+        self.store = store
+        self.budget = budget
+        self.roots = store.position_terms()
+        self._cache: dict[str, dict] = {}
 
-    scores: list[Score] = []
-    for player in config.players:
-        stored = [searches(instance_key(inst)) for inst in player.instances]
+    def searches(self, key: str) -> dict:
+        if key not in self._cache:
+            self._cache[key] = self.store.searches(key, self.budget)
+        return self._cache[key]
+
+    def decisions(self, player: PlayerSpec, suite: Suite) -> tuple[list, list[tuple[Ballot, ...]], list[dict]]:
+        """The suite's positions every instance of ``player`` has searched, each with its
+        ballots, and the player's stored searches (one dict per instance)."""
+        stored = [self.searches(instance_key(inst)) for inst in player.instances]
         positions = [p for p in suite.positions if all(p.fen in s for s in stored)]
         if len(positions) < len(suite.positions):
             log.warning("%s on %s: %d of %d positions lack searches (rerun phase 1)", player.name, suite.name,
                         len(suite.positions) - len(positions), len(suite.positions))
-        ballots_per_position = [tuple(Ballot(inst.label, inst.spec, s[p.fen].result)
-                                      for inst, s in zip(player.instances, stored)) for p in positions]
+        ballots = [tuple(Ballot(inst.label, inst.spec, s[p.fen].result) for inst, s in zip(player.instances, stored))
+                   for p in positions]
+        return positions, ballots, stored
+
+    def evidence(self, fen: str, ballots: Sequence[Ballot], stored: Sequence[dict]) -> Evidence:
+        leaves = [s[fen].leaf for s in stored]
+        return evidence_from_terms(self.roots[fen], leaves, [b.spec for b in ballots], chess.Board(fen).turn)
+
+
+def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *, trained: str | None = None,
+                held_out: Mapping[tuple[str, str, str], str] | None = None) -> list[Score]:
+    """Every player and criterion on ``suite``.  ``held_out`` holds the moves the learned
+    criterion's model ``trained`` picks on the positions it was trained on, each by a fold
+    that never saw the position: those are used there instead of the in-sample choice."""
+    view = StoreView(store, config.budget_key)
+    posterior = PosteriorCache(store)
+    scores: list[Score] = []
+    for player in config.players:
+        positions, ballots_per_position, stored = view.decisions(player, suite)
         criteria = [CriterionSpec("", {})] if player.is_single else list(config.criteria)
         for crit in criteria:
             moves = []
@@ -98,12 +119,12 @@ def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore) -> lis
                 if player.is_single:
                     moves.append(ballots[0].move)
                     continue
+                key = (suite.name, player.name, p.fen)
+                if held_out and crit.name == "learned" and crit.params.get("model") == trained and key in held_out:
+                    moves.append(held_out[key])
+                    continue
                 spec = CRITERIA[crit.name]
-                evidence = Evidence()
-                if spec.needs_evidence:
-                    leaves = [s[p.fen].leaf for s in stored]
-                    evidence = evidence_from_terms(roots[p.fen], leaves, [b.spec for b in ballots],
-                                                   chess.Board(p.fen).turn)
+                evidence = view.evidence(p.fen, ballots, stored) if spec.needs_evidence else Evidence()
                 inp = SelectionInput(ballots, evidence, posterior.search_for(p.fen) if spec.needs_search else None,
                                      p.fen)
                 moves.append(select(crit.name, inp, **crit.params).move)

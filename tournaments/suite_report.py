@@ -96,7 +96,7 @@ def print_report(scores: Sequence[Score]) -> str:
     return "\n\n".join(f"{title}\n{text_table(head, rows)}" for title, head, rows in tables(scores) if rows)
 
 
-def write_report(scores: Sequence[Score], folder: Path, header: str = "") -> list[Path]:
+def write_report(scores: Sequence[Score], folder: Path, header: str = "", footer: str = "") -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     csv_path = folder / "scores.csv"
     with csv_path.open("w", newline="") as handle:
@@ -121,6 +121,8 @@ def write_report(scores: Sequence[Score], folder: Path, header: str = "") -> lis
     md_path = folder / "report.md"
     parts = [header] if header else []
     parts += [f"## {title}\n\n{markdown_table(head, rows)}" for title, head, rows in tables(scores) if rows]
+    if footer:
+        parts.append(footer)
     md_path.write_text("\n\n".join(parts) + "\n")
     plot_path = folder / "val_vs_cd.png"
     plot(scores, plot_path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from players.result import SearchLimits
@@ -13,6 +13,7 @@ from .store import SearchStore
 from .suite_config import SuiteRunConfig
 from .suite_metrics import Score, adjust_comparisons, score_suite
 from .suite_report import print_report, write_report
+from .suite_learning import Training, train_selection
 from .suite_search import run_phase1
 
 
@@ -24,6 +25,7 @@ class SuiteRunOutcome:
     searches_stored: int
     phase1_seconds: float
     report_files: list[Path]
+    training: Training | None = None
 
 
 def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.stderr)) -> list[Suite]:
@@ -55,7 +57,15 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
             added = run_phase1(store, config.instances(), positions, limits, config.budget_key, config.margin_probe,
                                config.workers, client=client, progress=progress)
         elapsed = time.perf_counter() - started
-        scores = [score for suite in suites for score in score_suite(config, suite, store)]
+        training = None
+        if config.learn is not None:
+            training = train_selection(config, suites, store)
+            trained = {"model": str(training.path)}
+            config = replace(config, criteria=tuple(
+                replace(c, params={**c.params, **trained}) if c.name == "learned" and c.params.get("model") is None
+                else c for c in config.criteria))
+        trained = {"trained": str(training.path), "held_out": training.held_out} if training else {}
+        scores = [score for suite in suites for score in score_suite(config, suite, store, **trained)]
         stored = store.count()
     roles = {suite.name: source.role for suite, source in zip(suites, config.suites)}
     families = adjust_comparisons(scores, roles)
@@ -70,9 +80,16 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
               "comparisons of its family: " + ", ".join(f"{role} {n}" for role, n in families.items())
               + " (each suite role is a family of its own)." + role_text + "  '*' marks a difference significant "
               "after Holm's correction (p < 0.05); a raw p-value alone never is.")
-    files = write_report(scores, config.report, header)
-    return SuiteRunOutcome(suites, scores, added, stored, elapsed, files)
+    files = write_report(scores, config.report, header, training.markdown() if training else "")
+    return SuiteRunOutcome(suites, scores, added, stored, elapsed, files, training)
 
 
 def format_outcome(outcome: SuiteRunOutcome) -> str:
-    return print_report(outcome.scores)
+    text = print_report(outcome.scores)
+    if outcome.training is not None:
+        t = outcome.training
+        cv = ", ".join(f"{kind} {v['val']:.3f}" for kind, v in t.model.cv.items())
+        top = ", ".join(f"{name} {value:.3f}" for name, value in t.model.importances[:6])
+        text += (f"\n\nLearned criterion: trained on {', '.join(t.suites)} ({t.decisions} decisions); grouped CV Val "
+                 f"{cv} (kept {t.model.kind}; majority {t.majority_val:.3f}); saved {t.path}\nFeatures that matter: {top}")
+    return text

@@ -24,7 +24,8 @@ def run(name, ballots, evidence=Evidence(), search=None, key="pos", **params):
 def test_every_criterion_is_registered():
     assert set(CRITERIA) == {"majority", "weighted_majority", "depth_confidence", "local_minimax",
                              "global_minimax", "posterior", "posterior_simplified", "deepest",
-                             "priority_sets", "score_weighted", "confidence", "optimistic", "thread_vote"}
+                             "priority_sets", "score_weighted", "confidence", "optimistic", "thread_vote",
+                             "learned"}
 
 
 # --- majority ---------------------------------------------------------------------------------

@@ -1,0 +1,117 @@
+"""The labelled training set: the points scale, positions from self-play and PGN, engine
+labels (with an engine that dies), resuming, and the EPD export read back as a suite."""
+import logging
+import sys
+import textwrap
+
+import chess
+import pytest
+
+from tournaments.epd import load_suite
+from tournaments.label_store import LabelStore, expected_score, move_points
+from tournaments.labelling import LabelPlan, export_epd, label_batch, pgn_positions, run_label, usable
+from players.external import find_engine_binary
+
+
+def have(engine):
+    try:
+        find_engine_binary(engine)
+        return True
+    except FileNotFoundError:
+        return False
+
+
+needs_stockfish = pytest.mark.skipif(not have("stockfish"), reason="stockfish is not installed")
+
+
+def test_points_follow_the_expected_score_lost():
+    # E(0) = .5; E(-10) = .4856 -> 10 - 1.44 = 8.56 -> 9; E(-50) = .4283 -> 2.83 -> 3; E(-300) -> below 0
+    assert move_points([("a", 0), ("b", -10), ("c", -50), ("d", -300)]) == {"a": 10, "b": 9, "c": 3}
+    # a rook up, 50 cp matter little: E(900) - E(850) = .0037 -> 9.63 -> 10
+    assert move_points([("a", 900), ("b", 850)]) == {"a": 10, "b": 10}
+    assert expected_score(0) == 0.5 and abs(expected_score(400) - 10 / 11) < 1e-12
+    assert move_points([]) == {}
+
+
+def test_usable_positions_leave_a_choice():
+    assert usable(chess.Board())
+    assert not usable(chess.Board("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"))  # in check
+    assert not usable(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"))  # stalemate
+
+
+PGN = textwrap.dedent("""\
+    [Event "good"]
+    [White "A"]
+    [Black "B"]
+
+    1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 1-0
+
+    [Event "bad"]
+    [White "C"]
+    [Black "D"]
+
+    1. e4 e5 2. Ke3 Nc6 0-1
+    """)
+
+
+def test_pgn_games_give_positions_and_a_bad_game_is_named(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_text(PGN)
+    warnings = []
+    games = pgn_positions(path, 4, 1, set(), warnings.append)
+    assert [source for source, _ in games] == ["pgn:games.pgn:1"]
+    positions = games[0][1]
+    assert len(positions) == 4 and len({fen for fen, _ in positions}) == 4
+    assert all(src.startswith("pgn:games.pgn:1:") for _, src in positions)
+    assert len(warnings) == 1 and "games.pgn: game 2 (C - D)" in warnings[0]
+    assert pgn_positions(path, 4, 1, set(), warnings.append) == games  # seeded: the same draw
+    assert pgn_positions(path, 4, 1, {"pgn:games.pgn:1"}, warnings.append) == []  # done games are skipped
+
+
+def test_an_engine_that_dies_leaves_the_position_unlabelled(tmp_path, caplog):
+    fake = tmp_path / "dies.py"
+    fake.write_text(textwrap.dedent("""\
+        import sys
+        for line in sys.stdin:
+            if line.strip() == "uci":
+                print("id name dies")
+                print("option name MultiPV type spin default 1 min 1 max 500")
+                print("uciok", flush=True)
+            elif line.startswith("isready"):
+                print("readyok", flush=True)
+            elif line.startswith("go"):
+                sys.exit(3)
+        """))
+    engine = tmp_path / "dies"
+    engine.write_text(f"#!/bin/sh\nexec {sys.executable} {fake}\n")
+    engine.chmod(0o755)
+    with caplog.at_level(logging.ERROR, logger="concilio.label"):
+        labels = label_batch(str(engine), {}, 16, [chess.Board().epd()], 1000, 3, "dies")
+    assert labels == []
+    assert sum("attempt" in r.message for r in caplog.records) == 2  # tried, restarted, tried again
+
+
+@needs_stockfish
+def test_label_resume_and_export(tmp_path, data_dir):
+    store = tmp_path / "train.sqlite"
+    plan = LabelPlan(store, data_dir / "openings" / "8moves_v3-1000.epd", games=2, per_game=3, budgets=(200,),
+                     nodes=3000, multipv=3, workers=1)
+    first = run_label(plan, progress=False)
+    assert first.games == 2 and first.positions == first.labels == first.positions_added
+    assert 2 <= first.positions <= 6
+    again = run_label(plan, progress=False)
+    assert again.games == 0 and again.labels_added == 0  # nothing redone
+    more = run_label(LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3,
+                               workers=1), progress=False)
+    assert more.games == 1 and more.labels == more.positions >= first.positions
+    with LabelStore(store) as s:
+        rows = s.labelled()
+    assert all(label.engine == "stockfish nodes=3000 multipv=3" for _, _, label in rows)
+    assert all(1 <= len(label.lines) <= 3 for _, _, label in rows)
+    out = tmp_path / "train.epd"
+    assert export_epd(store, out) == len(rows)
+    suite = load_suite(out)
+    assert not suite.skipped and len(suite.positions) == len(rows)
+    for p, (fen, source, label) in zip(suite.positions, rows):
+        assert p.fen.startswith(fen) and p.points[label.lines[0][0]] == 10
+        assert set(p.best) == {m for m, v in p.points.items() if v == 10}
