@@ -65,7 +65,7 @@ def move_points(lines: Sequence[tuple[str, int]]) -> dict[str, int]:
     best = expected_score(lines[0][1])
     out = {}
     for move, cp in lines:
-        points = int(math.floor(10 - POINTS_PER_EXPECTED_SCORE * (best - expected_score(cp)) + 0.5))
+        points = math.floor(10 - POINTS_PER_EXPECTED_SCORE * (best - expected_score(cp)) + 0.5)
         if points > 0:
             out[move] = min(points, 10)
     return out

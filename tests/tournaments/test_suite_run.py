@@ -1,5 +1,6 @@
 """Suite runs: metrics on a hand-made suite and store whose answers are known;
 a killed phase 1 resumes without losing or duplicating searches."""
+import dataclasses
 import signal
 import sqlite3
 import subprocess
@@ -11,6 +12,7 @@ import chess
 import pytest
 
 from ensemble.evidence import PositionTerms
+from ensemble.selection import Evidence
 from players.result import SearchResult
 from tournaments.store import SearchStore, StoredSearch
 from tournaments.suite_config import instance_key, load_suite_config
@@ -163,3 +165,82 @@ def test_a_suite_role_must_be_known(tmp_path):
             "players: {instances: [MB]}\nbudget: {nodes: 500}\n")
     with pytest.raises(ConfigError, match=r"suites\[0\]\.role: role 'train' is not one of explore, choose, confirm"):
         load_suite_config(text=text)
+
+
+def test_the_learned_criterion_never_trains_on_a_confirm_suite(tmp_path):
+    from concilio.config import ConfigError
+    (tmp_path / "s.epd").write_text(EPD)
+    head = (f"name: learn\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: a, role: choose}}\n"
+            f"  - {{path: {tmp_path / 's.epd'}, name: b, role: confirm}}\n"
+            "players: {ensembles: [3b]}\nbudget: {nodes: 500}\ncriteria: [majority, learned]\n")
+    with pytest.raises(ConfigError, match="suite 'b' confirms choices: it cannot also train the model"):
+        load_suite_config(text=head + "learn: {suites: [b]}\n")
+    with pytest.raises(ConfigError, match=r"(?s)no suite named 'c'.*no ensemble named '6b'"):
+        load_suite_config(text=head + "learn: {suites: [c], players: [6b]}\n")
+    with pytest.raises(ConfigError, match=r"criteria\[1\]: learned: give model: FILE, or a learn block"):
+        load_suite_config(text=head)
+    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
+    assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.joblib"
+
+
+def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_path, monkeypatch):
+    """The whole path on a stubbed store: train on one suite, score held-out there and
+    with the saved model on another."""
+    import random
+
+    from ensemble.selection import Ballot
+    from tournaments import suite_learning, suite_metrics
+
+    def result(move, score):
+        return SearchResult(move, score, None, (move,), 6, 20, 20, 6, 500, 0.01, (), "", None)
+    from tournaments.epd import Suite, SuitePosition
+    from tournaments.store import SearchStore
+
+    rng = random.Random(1)
+    boards = []
+    board = chess.Board()
+    while len(boards) < 60:  # distinct positions with at least three legal moves
+        board.push(rng.choice(list(board.legal_moves)))
+        if board.is_game_over():
+            board = chess.Board()
+        elif board.legal_moves.count() >= 3 and board.fen() not in boards:
+            boards.append(board.fen())
+    positions = []
+    decisions = {}
+    for fen in boards:
+        moves = [m.uci() for m in list(chess.Board(fen).legal_moves)[:2]]
+        best = rng.choice(moves)
+        positions.append(SuitePosition(fen, (best,)))
+        # the instance whose search gained most found the best move, in every position
+        decisions[fen] = [(m, 300 if m == best else 0) for m in moves] + [(moves[0], 0)]
+    train = Suite("train", "", positions[:40], [])
+    other = Suite("other", "", positions[40:], [])
+    (tmp_path / "s.epd").write_text(EPD)
+    config = load_suite_config(text=(
+        f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
+        f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
+        "players: {ensembles: [3b], full: false}\nbudget: {nodes: 500}\ncriteria: [majority, learned]\n"
+        f"learn: {{suites: [train], model: {tmp_path / 'm.joblib'}}}\n"))
+
+    def fake_decisions(self, player, suite):
+        ballots = [tuple(Ballot(inst.label, inst.spec, result(move, score))
+                         for inst, (move, score) in zip(player.instances, decisions[p.fen])) for p in suite.positions]
+        return suite.positions, ballots, [{} for _ in player.instances]
+
+    monkeypatch.setattr(suite_metrics.StoreView, "decisions", fake_decisions)
+    monkeypatch.setattr(suite_metrics.StoreView, "evidence", lambda self, fen, ballots, stored: Evidence())
+    with SearchStore(tmp_path / "store.sqlite") as store:
+        training = suite_learning.train_selection(config, [train, other], store)
+        assert training.decisions == 40 and training.path.exists()
+        assert set(training.held_out) == {("train", "3b", p.fen) for p in train.positions}
+        config = dataclasses.replace(config, criteria=tuple(
+            dataclasses.replace(c, params={**c.params, "model": str(training.path)}) if c.name == "learned" else c
+            for c in config.criteria))
+        scores = {(s.suite, s.criterion.split("(")[0]): s for suite in (train, other)
+                  for s in suite_metrics.score_suite(config, suite, store, trained=str(training.path),
+                                                     held_out=training.held_out)}
+    # majority follows the two votes for the first move; the learned criterion the gain
+    assert scores["other", "learned"].val.value == 1.0
+    assert scores["other", "majority"].val.value < 0.8
+    held = [training.held_out["train", "3b", p.fen] for p in train.positions]
+    assert scores["train", "learned"].val.value == sum(p.solved_by(m) for p, m in zip(train.positions, held)) / 40

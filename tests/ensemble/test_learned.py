@@ -1,0 +1,139 @@
+"""Features of candidate moves on a hand-built decision, and the learned criterion:
+fitting with grouped cross-validation, saving, loading, and naming a bad model file."""
+import math
+import random
+
+import pytest
+
+from concilio.config import ConfigError
+from ensemble.config import load_config
+from ensemble.features import FEATURES, candidate_features
+from ensemble.learned import LearnedModelError, chosen_share, fit_model, load_model
+from ensemble.selection import Ballot, Evidence, SelectionInput, select
+from evaluation.spec import EvalSpec
+from players.result import SearchResult
+
+# Black to move; e7e5 is quiet, d8h4 gives check (after f2f3 g2g4 the queen mates), c7c5 quiet.
+FEN = "rnbqkbnr/pppppppp/8/8/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
+
+
+def ballot(letters, move, score=0, depth=8, n=20):
+    return Ballot(f"({letters})", EvalSpec.parse(letters),
+                  SearchResult(move, score, None, (move,), depth, n, 20, depth, 1000, 0.1, (), FEN, None))
+
+
+def col(rows, move, name):
+    return rows[move][FEATURES.index(name)]
+
+
+def test_features_of_a_hand_built_decision():
+    ballots = (ballot("MBXKPAR", "d8h4", score=300, depth=9, n=20), ballot("MB", "e7e5", score=20, depth=10),
+               ballot("MX", "e7e5", score=40, depth=8, n=10))
+    # nets are White minus Black; Black to move, so a PV end with M net -300 is +3 pawns for Black.
+    evidence = Evidence(root_eval=(0, 0, 0), leaf_eval=((300, 300, 300), (10, 20, 0), (40, 0, 40)),
+                        root_nets=(0, 10, 0, 0, 0, 0, 0),
+                        leaf_nets=((-300, 10, 0, 0, 0, 0, 0), (0, -10, 0, 0, 0, 0, 0), (0, 10, -40, 0, 0, 0, 0)))
+    rows = candidate_features(SelectionInput(ballots, evidence, None, FEN))
+    assert list(rows) == ["d8h4", "e7e5"] and all(len(r) == len(FEATURES) for r in rows.values())
+    assert col(rows, "e7e5", "votes") == 2 and col(rows, "e7e5", "vote_share") == 2 / 3
+    assert col(rows, "e7e5", "is_plurality") == 1 and col(rows, "d8h4", "is_plurality") == 0
+    assert col(rows, "d8h4", "depth_max_rel") == -1 and col(rows, "e7e5", "depth_mean_rel") == -1
+    assert col(rows, "e7e5", "root_done_mean") == pytest.approx((20 / 20 + 10 / 20) / 2)
+    assert col(rows, "d8h4", "score_max") == 3.0 and col(rows, "e7e5", "score_rel_best") == -2.6
+    assert col(rows, "e7e5", "gain_mean") == pytest.approx(0.3)
+    assert col(rows, "d8h4", "global_gain") == 3.0 and col(rows, "e7e5", "local_gain") == pytest.approx(0.3)
+    assert col(rows, "d8h4", "pv_M") == 3.0  # Black's view
+    assert col(rows, "e7e5", "pv_B") == pytest.approx(0.1) and col(rows, "e7e5", "pv_X") == pytest.approx(0.2)
+    assert col(rows, "e7e5", "knows_K") == 0 and col(rows, "d8h4", "knows_K") == 1
+    assert col(rows, "e7e5", "categories_known") == 3  # M, B, X
+    assert col(rows, "d8h4", "full_agrees") == 1 and col(rows, "e7e5", "full_agrees") == 0
+    assert col(rows, "d8h4", "check") == 1 and col(rows, "d8h4", "moves_queen") == 1
+    assert col(rows, "e7e5", "check") == 0 and col(rows, "e7e5", "moves_pawn") == 1
+    assert col(rows, "e7e5", "phase") == 1.0
+    # thread vote: lowest score 20; weights (300-20+14)*9, (0+14)*10, (20+14)*8
+    total = 294 * 9 + 14 * 10 + 34 * 8
+    assert col(rows, "d8h4", "thread_vote_share") == pytest.approx(294 * 9 / total)
+
+
+def test_unknown_evidence_is_nan_not_zero():
+    rows = candidate_features(SelectionInput((ballot("MB", "e7e5"), ballot("MX", "c7c5")), Evidence(), None, FEN))
+    assert math.isnan(col(rows, "e7e5", "global_gain")) and math.isnan(col(rows, "e7e5", "pv_M"))
+    assert math.isnan(col(rows, "e7e5", "margin_max")) and math.isnan(col(rows, "c7c5", "full_agrees"))
+
+
+def synthetic(n_positions=300, seed=3):
+    """Two to three candidates per decision; the solving one has the largest gain_max
+    in 90% of decisions (so a good ranker reaches about 0.9), votes are noise."""
+    rng = random.Random(seed)
+    rows, groups, solved, positions = [], [], [], []
+    gain, votes = FEATURES.index("gain_max"), FEATURES.index("votes")
+    for g in range(n_positions):
+        k = rng.choice((2, 3))
+        winner = rng.randrange(k)
+        informative = rng.random() < 0.9
+        for c in range(k):
+            row = [0.0] * len(FEATURES)
+            row[votes] = rng.randint(1, 3)
+            row[gain] = (2.0 if c == winner else 0.0) if informative else rng.random()
+            rows.append(row)
+            groups.append(g)
+            solved.append(c == winner)
+            positions.append(g)
+    return rows, groups, solved, positions
+
+
+def test_fit_finds_the_informative_feature_and_cross_validates_by_position(tmp_path):
+    rows, groups, solved, positions = synthetic()
+    model, held_out = fit_model(rows, groups, solved, positions, trained_on="synthetic")
+    assert set(model.cv) == {"logistic", "trees"}
+    assert 0.85 <= model.cv[model.kind]["val"] <= 1.0
+    assert model.importances[0][0] == "gain_max"
+    assert len(held_out) == len(rows)
+    assert chosen_share(held_out, groups, solved) == pytest.approx(model.cv[model.kind]["val"], abs=0.05)
+    # features never known in training (all NaN there) are read as 0, not refused
+    assert FEATURES.index("margin_max") not in model.empty
+    path = model.save(tmp_path / "m.joblib")
+    loaded = load_model(path)
+    assert loaded.kind == model.kind and loaded.rank(rows[:3]) == pytest.approx(model.rank(rows[:3]))
+
+
+def test_the_learned_criterion_plays_the_top_ranked_candidate(tmp_path):
+    rows, groups, solved, positions = synthetic()
+    model, _ = fit_model(rows, groups, solved, positions)
+    path = model.save(tmp_path / "m.joblib")
+    # e7e5 has more votes; c7c5's voter gained 2 pawns over its own root view
+    ballots = (ballot("MB", "e7e5", score=0), ballot("MX", "e7e5", score=0), ballot("MK", "c7c5", score=200))
+    evidence = Evidence((0, 0, 0), ((0,) * 3,) * 3, (0,) * 7, ((0,) * 7,) * 3)
+    inp = SelectionInput(ballots, evidence, None, FEN)
+    assert select("majority", inp).move == "e7e5"
+    chosen = select("learned", inp, model=str(path))
+    assert chosen.move == "c7c5" and chosen.values["c7c5"] > chosen.values["e7e5"]
+
+
+def test_too_little_to_learn_from_is_named():
+    rows, groups, solved, positions = synthetic(3)
+    with pytest.raises(LearnedModelError, match="too little to learn from"):
+        fit_model(rows, groups, solved, positions)
+
+
+def test_an_ensemble_file_names_a_missing_or_foreign_model(tmp_path):
+    text = "instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: nowhere.joblib}\n"
+    with pytest.raises(ConfigError, match=r"<text>:2: selection.model: no such model file: nowhere.joblib"):
+        load_config(text=text)
+    (tmp_path / "bad.joblib").write_text("not a model")
+    path = tmp_path / "e.yaml"
+    path.write_text(text.replace("nowhere.joblib", "bad.joblib"))
+    with pytest.raises(ConfigError, match="bad.joblib is not a readable model"):
+        load_config(path)
+    path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned}\n")
+    with pytest.raises(ConfigError, match="needs model: FILE"):
+        load_config(path)
+
+
+def test_an_ensemble_file_finds_its_model_beside_it(tmp_path):
+    rows, groups, solved, positions = synthetic()
+    fit_model(rows, groups, solved, positions)[0].save(tmp_path / "m.joblib")
+    path = tmp_path / "e.yaml"
+    path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: m.joblib}\n")
+    config = load_config(path)
+    assert config.selection.params["model"] == str(tmp_path / "m.joblib")
