@@ -355,8 +355,8 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
         bad = next((k for k in params if k in str(exc)), None)
         src.problem(path + ((bad,) if bad else ()), str(exc))
         return SelectionConfig()
-    if criterion == "learned":
-        model = resolve_model(src, merged["model"], path + ("model",))
+    if criterion in ("learned", "dynamic"):
+        model = resolve_model(src, merged["model"], path + ("model",), criterion)
         if model is None:
             return SelectionConfig()
         merged["model"] = model
@@ -368,13 +368,14 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
     return SelectionConfig(criterion, merged)
 
 
-def resolve_model(src: YamlSource, name: Any, path: FieldPath) -> str | None:
-    """The learned criterion's model file, found like any file a config names (the
+def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = "learned") -> str | None:
+    """A trained criterion's model file, found like any file a config names (the
     config's folder, the current directory, ``data:`` for a packaged one) and loaded
     once here, so that a missing or foreign file is named with its line."""
+    from .dynamic import DynamicModelError, load_weights
     from .learned import LearnedModelError, load_model
     if not isinstance(name, str) or not name:
-        src.problem(path, "the learned criterion needs model: FILE (a model that concilio suite trained)")
+        src.problem(path, f"the {criterion} criterion needs model: FILE (a model that concilio suite trained)")
         return None
     folder = Path(src.name).resolve().parent if Path(src.name).is_file() else Path.cwd()
     found = resolve_data_reference(name, folder)
@@ -382,8 +383,8 @@ def resolve_model(src: YamlSource, name: Any, path: FieldPath) -> str | None:
         src.problem(path, f"no such model file: {name}")
         return None
     try:
-        load_model(found)
-    except LearnedModelError as exc:
+        load_model(found) if criterion == "learned" else load_weights(found)
+    except (LearnedModelError, DynamicModelError) as exc:
         src.problem(path, str(exc))
         return None
     return str(found)

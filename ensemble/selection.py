@@ -6,8 +6,8 @@ returns every candidate's value; ``select`` then plays the highest value.  Ties 
 broken by the number of votes and then by a seeded draw that depends on the seed
 and the position only, so a rerun plays the same move.
 
-The criteria are those of the thesis, three of ours (``score_weighted``,
-``confidence`` and ``learned``, a trained model), and two controls from elsewhere that use no knowledge of the
+The criteria are those of the thesis, four of ours (``score_weighted``,
+``confidence``, and two trained ones: ``learned`` and ``dynamic``), and two controls from elsewhere that use no knowledge of the
 categories: ``optimistic`` (follow the instance whose own search scored highest) and
 ``thread_vote`` (Stockfish's vote among its search threads).
 """
@@ -238,6 +238,12 @@ def learned(inp: SelectionInput, model: object = None) -> dict[str, float]:
     return rank(inp, model)  # type: ignore[arg-type]
 
 
+def dynamic(inp: SelectionInput, model: object = None) -> dict[str, float]:
+    """A vote whose instance weights depend on the position (``ensemble.dynamic``)."""
+    from .dynamic import dynamic as vote
+    return vote(inp, model)  # type: ignore[arg-type]
+
+
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("majority", majority, {"seed": 0}, doc="simple majority, seeded tie-break"),
     Criterion("weighted_majority", weighted_majority, {"weights": "generalised", "seed": 0},
@@ -260,6 +266,9 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
               doc="Stockfish's thread vote: Σ (score − min score + c) × depth"),
     Criterion("learned", learned, {"model": None, "seed": 0}, needs_evidence=True,
               doc="a trained model ranks the candidates (model: FILE, made by concilio suite's learn block)"),
+    Criterion("dynamic", dynamic, {"model": None, "seed": 0},
+              doc="instance weights fitted as functions of phase, king danger, closed pawns, imbalance "
+                  "(model: FILE.json, made by concilio suite's learn block)"),
     Criterion("confidence", confidence, {"scale": 100, "seed": 0}, needs_margin=True,
               doc="votes weighted by margin over the second move and iteration stability"),
 )}
@@ -302,10 +311,11 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
                 raise SelectionError(f"{name}: {numeric} must be a positive number, got {v!r}")
     if name in ("posterior", "posterior_simplified") and not isinstance(merged["depth"], int):
         raise SelectionError(f"{name}: depth must be an integer, got {merged['depth']!r}")
-    if name == "learned" and merged["model"] is not None and not isinstance(merged["model"], str):
+    if name in ("learned", "dynamic") and merged["model"] is not None and not isinstance(merged["model"], str):
+        from .dynamic import DynamicWeights
         from .learned import LearnedModel
-        if not isinstance(merged["model"], LearnedModel):
-            raise SelectionError(f"learned: model must be a file name, got {merged['model']!r}")
+        if not isinstance(merged["model"], (LearnedModel, DynamicWeights)):
+            raise SelectionError(f"{name}: model must be a file name, got {merged['model']!r}")
     if name == "priority_sets":
         high = merged["high"]
         if not isinstance(high, (list, tuple)) or not high or not all(isinstance(h, str) for h in high):

@@ -149,8 +149,8 @@ def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     criteria = _criteria(src, data.get("criteria", ["majority"]))
     learn = _learn(src, data.get("learn"), suites, players) if "learn" in data else None
     for i, crit in enumerate(criteria):
-        if crit.name == "learned" and crit.params.get("model") is None and learn is None:
-            src.problem(("criteria", i), "learned: give model: FILE, or a learn block that trains one in this run")
+        if crit.name in ("learned", "dynamic") and crit.params.get("model") is None and learn is None:
+            src.problem(("criteria", i), f"{crit.name}: give model: FILE, or a learn block that trains one in this run")
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     name = str(data.get("name", Path(src.name).stem))
     probe_default = any(CRITERIA[c.name].needs_margin for c in criteria)
@@ -294,7 +294,7 @@ def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
         except SelectionError as exc:
             src.problem(path, str(exc))
             continue
-        if name == "learned" and merged.get("model") is not None:
+        if name in ("learned", "dynamic") and merged.get("model") is not None:
             found = resolve_data_reference(str(merged["model"]), folder)
             if found is None:
                 src.problem(path + ("model",), f"no such model file: {merged['model']}")

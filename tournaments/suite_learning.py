@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ensemble.dynamic import CONTEXT, DynamicWeights, fit_weights
 from ensemble.features import feature_matrix
 from ensemble.learned import LearnedModel, fit_model
 from ensemble.selection import SelectionInput, select
@@ -26,7 +27,14 @@ class Training:
     majority_val: float
     suites: tuple[str, ...]
     players: tuple[str, ...]
-    held_out: dict[tuple[str, str, str], str]  # (suite, player, fen) -> the move a model that never saw it picks
+    # (criterion, suite, player, fen) -> the move the criterion picks by a fold that never saw the position
+    held_out: dict[tuple[str, str, str, str], str]
+    dynamic: DynamicWeights
+    dynamic_path: Path
+
+    @property
+    def files(self) -> dict[str, Path]:
+        return {"learned": self.path, "dynamic": self.dynamic_path}
 
     def markdown(self) -> str:
         cv = ", ".join(f"{kind} {v['val']:.3f} ± {v['val_sd']:.3f}" for kind, v in self.model.cv.items())
@@ -38,7 +46,12 @@ class Training:
                 f"`{self.path}`. On the training suites, its rows below are held out: each position's move "
                 f"is chosen by the fold's model that never saw the position (ties to the first candidate); only the "
                 f"other suites test the saved model itself.\n\nFeatures that matter (permutation importance, ROC AUC lost on a held-out fold):\n\n"
-                f"| feature | importance |\n|---|---:|\n{rows}")
+                f"| feature | importance |\n|---|---:|\n{rows}\n\n"
+                f"## Dynamic criterion\n\nLog-weight of each category per unit of the position's "
+                f"{', '.join(CONTEXT)} (an instance weighs exp of its categories' mean), fitted on the same "
+                f"decisions; grouped 5-fold CV Val {self.dynamic.cv_val:.3f}. Saved as `{self.dynamic_path}`.\n\n"
+                f"| category | {' | '.join(CONTEXT)} |\n|---|{'---:|' * len(CONTEXT)}\n"
+                + "\n".join(f"| {c} | {' | '.join(f'{t:+.2f}' for t in row)} |" for c, row in self.dynamic.describe()))
 
 
 def train_selection(config: SuiteRunConfig, suites: list[Suite], store: SearchStore) -> Training:
@@ -71,6 +84,10 @@ def train_selection(config: SuiteRunConfig, suites: list[Suite], store: SearchSt
     for rank, g, move in zip(ranks, groups, moves):
         if g not in best or rank > best[g][0]:
             best[g] = (rank, move)
-    held_out = {keys[g]: move for g, (_, move) in best.items()}
+    held_out = {("learned", *keys[g]): move for g, (_, move) in best.items()}
+    weights, chosen = fit_weights(inputs, solved_sets, position_ids,
+                                  trained_on=model.trained_on)
+    held_out.update({("dynamic", *key): move for key, move in zip(keys, chosen)})
+    dynamic_path = weights.save(Path(learn.model).with_suffix(".dynamic.json"))
     return Training(model, path, len(inputs), sum(majority) / len(majority), tuple(learn.suites),
-                    tuple(p.name for p in players), held_out)
+                    tuple(p.name for p in players), held_out, weights, dynamic_path)

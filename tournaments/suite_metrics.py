@@ -102,11 +102,13 @@ class StoreView:
         return evidence_from_terms(self.roots[fen], leaves, [b.spec for b in ballots], chess.Board(fen).turn)
 
 
-def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *, trained: str | None = None,
-                held_out: Mapping[tuple[str, str, str], str] | None = None) -> list[Score]:
-    """Every player and criterion on ``suite``.  ``held_out`` holds the moves the learned
-    criterion's model ``trained`` picks on the positions it was trained on, each by a fold
-    that never saw the position: those are used there instead of the in-sample choice."""
+def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *,
+                trained: Mapping[str, str] | None = None,
+                held_out: Mapping[tuple[str, str, str, str], str] | None = None) -> list[Score]:
+    """Every player and criterion on ``suite``.  ``trained`` maps a trained criterion
+    (learned, dynamic) to the model file this run made; ``held_out[criterion, suite,
+    player, fen]`` is the move that criterion picks on a position it was trained on, by a
+    fold that never saw the position: used there instead of the in-sample choice."""
     view = StoreView(store, config.budget_key)
     posterior = PosteriorCache(store)
     scores: list[Score] = []
@@ -119,8 +121,8 @@ def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *, tra
                 if player.is_single:
                     moves.append(ballots[0].move)
                     continue
-                key = (suite.name, player.name, p.fen)
-                if held_out and crit.name == "learned" and crit.params.get("model") == trained and key in held_out:
+                key = (crit.name, suite.name, player.name, p.fen)
+                if held_out and trained and crit.params.get("model") == trained.get(crit.name) and key in held_out:
                     moves.append(held_out[key])
                     continue
                 spec = CRITERIA[crit.name]

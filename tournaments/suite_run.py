@@ -60,11 +60,11 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
         training = None
         if config.learn is not None:
             training = train_selection(config, suites, store)
-            trained = {"model": str(training.path)}
             config = replace(config, criteria=tuple(
-                replace(c, params={**c.params, **trained}) if c.name == "learned" and c.params.get("model") is None
-                else c for c in config.criteria))
-        trained = {"trained": str(training.path), "held_out": training.held_out} if training else {}
+                replace(c, params={**c.params, "model": str(training.files[c.name])})
+                if c.name in training.files and c.params.get("model") is None else c for c in config.criteria))
+        trained = ({"trained": {k: str(v) for k, v in training.files.items()}, "held_out": training.held_out}
+                   if training else {})
         scores = [score for suite in suites for score in score_suite(config, suite, store, **trained)]
         stored = store.count()
     roles = {suite.name: source.role for suite, source in zip(suites, config.suites)}
@@ -91,5 +91,6 @@ def format_outcome(outcome: SuiteRunOutcome) -> str:
         cv = ", ".join(f"{kind} {v['val']:.3f}" for kind, v in t.model.cv.items())
         top = ", ".join(f"{name} {value:.3f}" for name, value in t.model.importances[:6])
         text += (f"\n\nLearned criterion: trained on {', '.join(t.suites)} ({t.decisions} decisions); grouped CV Val "
-                 f"{cv} (kept {t.model.kind}; majority {t.majority_val:.3f}); saved {t.path}\nFeatures that matter: {top}")
+                 f"{cv} (kept {t.model.kind}; majority {t.majority_val:.3f}); saved {t.path}\nFeatures that matter: {top}"
+                 f"\nDynamic criterion: grouped CV Val {t.dynamic.cv_val:.3f}; saved {t.files['dynamic']}")
     return text

@@ -219,7 +219,7 @@ def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_p
     config = load_suite_config(text=(
         f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
         f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
-        "players: {ensembles: [3b], full: false}\nbudget: {nodes: 500}\ncriteria: [majority, learned]\n"
+        "players: {ensembles: [3b], full: false}\nbudget: {nodes: 500}\ncriteria: [majority, learned, dynamic]\n"
         f"learn: {{suites: [train], model: {tmp_path / 'm.joblib'}}}\n"))
 
     def fake_decisions(self, player, suite):
@@ -231,16 +231,19 @@ def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_p
     monkeypatch.setattr(suite_metrics.StoreView, "evidence", lambda self, fen, ballots, stored: Evidence())
     with SearchStore(tmp_path / "store.sqlite") as store:
         training = suite_learning.train_selection(config, [train, other], store)
-        assert training.decisions == 40 and training.path.exists()
-        assert set(training.held_out) == {("train", "3b", p.fen) for p in train.positions}
+        assert training.decisions == 40 and training.path.exists() and training.dynamic_path.exists()
+        assert set(training.held_out) == {(c, "train", "3b", p.fen) for p in train.positions
+                                          for c in ("learned", "dynamic")}
+        files = {k: str(v) for k, v in training.files.items()}
         config = dataclasses.replace(config, criteria=tuple(
-            dataclasses.replace(c, params={**c.params, "model": str(training.path)}) if c.name == "learned" else c
+            dataclasses.replace(c, params={**c.params, "model": files[c.name]}) if c.name in files else c
             for c in config.criteria))
         scores = {(s.suite, s.criterion.split("(")[0]): s for suite in (train, other)
-                  for s in suite_metrics.score_suite(config, suite, store, trained=str(training.path),
+                  for s in suite_metrics.score_suite(config, suite, store, trained=files,
                                                      held_out=training.held_out)}
     # majority follows the two votes for the first move; the learned criterion the gain
     assert scores["other", "learned"].val.value == 1.0
     assert scores["other", "majority"].val.value < 0.8
-    held = [training.held_out["train", "3b", p.fen] for p in train.positions]
-    assert scores["train", "learned"].val.value == sum(p.solved_by(m) for p, m in zip(train.positions, held)) / 40
+    for criterion in ("learned", "dynamic"):
+        held = [training.held_out[criterion, "train", "3b", p.fen] for p in train.positions]
+        assert scores["train", criterion].val.value == sum(p.solved_by(m) for p, m in zip(train.positions, held)) / 40
