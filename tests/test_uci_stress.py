@@ -28,6 +28,8 @@ class Answer:
     limit: str
     allowed: float  # seconds the limit allows
     took: float
+    fen: str = ""
+    engine_limit: chess.engine.Limit | None = None  # to repeat the search (not for stop races)
 
     @property
     def late(self) -> float:
@@ -97,20 +99,53 @@ def stress(target: list[str], searches: int, seed: int, overhead_s: float) -> li
                 pytest.fail(f"search {i} ({text}) was never answered in {board.fen()}")
             took = time.perf_counter() - started
             assert result.move in board.legal_moves, f"illegal bestmove {result.move} in {board.fen()}"
-            answers.append(Answer(text, allowed, took))
+            answers.append(Answer(text, allowed, took, board.fen(), limit))
     finally:
         engine.quit()
     return answers
 
 
-def check(answers: list[Answer], margin: float) -> None:
-    late = sorted((a for a in answers if a.late > margin), key=lambda a: -a.late)
+RETRIES = 5
+
+
+def repeats_late(target: list[str], answer: Answer, margin: float) -> bool:
+    """Whether a late answer is the engine's doing: the same search, repeated in a fresh
+    engine, is late again.  This shared machine can stall a process for a tenth of a second
+    now and then; an engine fault (a deadline it misses in some position) comes back."""
+    if answer.engine_limit is None:
+        return True
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + target, timeout=120)
+    try:
+        engine.ping()
+        for _ in range(RETRIES):
+            started = time.perf_counter()
+            engine.play(chess.Board(answer.fen), answer.engine_limit, game=object())
+            if time.perf_counter() - started - answer.allowed > margin:
+                return True
+    finally:
+        engine.quit()
+    return False
+
+
+def check(answers: list[Answer], margin: float, target: list[str] | None = None) -> None:
+    late = [a for a in answers if a.late > margin]
+    stalls = [a for a in late if not repeats_late(target or [], a, margin)]
+    if stalls:
+        print(f"{len(stalls)} late answer(s) not reproduced in {RETRIES} repeats each (a stalled machine): "
+              + "; ".join(f"{a.limit}: {a.took * 1000:.1f} ms" for a in stalls))
+    late = sorted((a for a in late if a not in stalls), key=lambda a: -a.late)
     slowest = max(answers, key=lambda a: a.late)
     summary = (f"{len(answers)} searches, slowest {slowest.took * 1000:.1f} ms for {slowest.limit} "
                f"({slowest.late * 1000:+.1f} ms over its limit)")
     print(summary)
     assert not late, f"{len(late)} answers later than limit + {margin * 1000:.0f} ms, e.g. " + "; ".join(
         f"{a.limit}: {a.took * 1000:.1f} ms" for a in late[:5]) + f" ({summary})"
+
+
+def test_a_late_answer_that_comes_back_on_repeating_fails():
+    """With a margin no answer can meet, the repeats are late too: the check must fail."""
+    with pytest.raises(AssertionError, match="answers later than limit"):
+        check(stress([], 3, seed=4, overhead_s=0.05), margin=-10.0)
 
 
 def test_full_engine_answers_every_short_search_in_time():
@@ -127,4 +162,4 @@ def test_full_engine_answers_thousands_of_short_searches_in_time():
 def test_coordinated_players_answer_short_searches_in_time(target):
     """An ensemble and the decomposition player coordinate Dask workers on 2 cores:
     their margin covers one round of messages, not a search."""
-    check(stress([target], 300, seed=3, overhead_s=0.15), margin=0.25)
+    check(stress([target], 300, seed=3, overhead_s=0.15), margin=0.25, target=[target])
