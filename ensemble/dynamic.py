@@ -24,10 +24,10 @@ import chess
 from concilio.errors import ConcilioError
 from evaluation.spec import CATEGORIES
 
+from .features import game_phase
 from .selection import SelectionInput
 
 CONTEXT = ("bias", "phase", "king_danger", "closed", "imbalance")
-PHASE_WEIGHTS = {chess.KNIGHT: 1, chess.BISHOP: 1, chess.ROOK: 2, chess.QUEEN: 4}
 FORMAT = 1
 
 
@@ -40,7 +40,7 @@ def position_context(board: chess.Board) -> list[float]:
     all pieces, 0 with kings and pawns); king danger (enemy pieces attacking the squares
     around the more exposed king, /8); closed (share of pawns blocked by a pawn in front);
     imbalance (material difference in pawns, /9, capped at 1)."""
-    phase = min(24, sum(w * len(board.pieces(p, c)) for p, w in PHASE_WEIGHTS.items() for c in chess.COLORS)) / 24
+    phase = game_phase(board)
     danger = 0
     for colour in chess.COLORS:
         king = board.king(colour)

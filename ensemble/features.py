@@ -15,9 +15,7 @@ from collections.abc import Sequence
 import chess
 
 from evaluation.spec import CATEGORIES
-from players.result import MATE_CP
-
-from .selection import GENERALISED_WEIGHTS, SelectionInput, votes
+from .selection import GENERALISED_WEIGHTS, SelectionInput, clamp_score, votes
 
 PAWNS_CAP = 20.0
 FULL_MASK = 127
@@ -47,11 +45,7 @@ def _pawns(cp: float) -> float:
     return max(-PAWNS_CAP, min(PAWNS_CAP, cp / 100.0))
 
 
-def _clamp_cp(cp: int) -> int:
-    return max(-MATE_CP, min(MATE_CP, cp))
-
-
-def _phase(board: chess.Board) -> float:
+def game_phase(board: chess.Board) -> float:
     """1 in the opening's full material, 0 with only kings and pawns."""
     total = sum(w * len(board.pieces(p, colour)) for p, w in PHASE_WEIGHTS.items() for colour in chess.COLORS)
     return min(total, 24) / 24.0
@@ -67,7 +61,7 @@ def candidate_features(inp: SelectionInput) -> dict[str, list[float]]:
     counts = votes(ballots)
     top_votes = max(counts.values())
     max_depth = max(b.result.depth for b in ballots)
-    scores = [_clamp_cp(b.result.score_cp) for b in ballots]
+    scores = [clamp_score(b.result.score_cp) for b in ballots]
     best_score = max(scores)
     lowest = min(scores)
     thread = [(s - lowest + 14) * b.result.depth for s, b in zip(scores, ballots)]
@@ -76,7 +70,7 @@ def candidate_features(inp: SelectionInput) -> dict[str, list[float]]:
     has_terms = has_evidence and len(ev.root_nets) == 7 and len(ev.leaf_nets) == n
     sign = 1 if board is None or board.turn == chess.WHITE else -1
     full = [i for i, b in enumerate(ballots) if b.spec.mask == FULL_MASK]
-    phase = _phase(board) if board is not None else math.nan
+    phase = game_phase(board) if board is not None else math.nan
     material = sign * ev.root_nets[0] / 100.0 if has_terms else math.nan
     root_eval = _pawns(_mean(ev.root_eval)) if has_evidence else math.nan
 

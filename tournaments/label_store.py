@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from .sqlite_file import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS positions (
@@ -71,22 +70,8 @@ def move_points(lines: Sequence[tuple[str, int]]) -> dict[str, int]:
     return out
 
 
-class LabelStore:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(self.path), timeout=60)
-        self.db.executescript(SCHEMA)
-        self.db.execute("PRAGMA journal_mode=WAL")
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> LabelStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+class LabelStore(SqliteFile):
+    SCHEMA = SCHEMA
 
     # --- positions --------------------------------------------------------------------------------
     def finished_sources(self) -> set[str]:

@@ -132,7 +132,7 @@ def pgn_positions(path: Path, per_game: int, seed: int, done: set[str],
 
 # --- labels -----------------------------------------------------------------------------------------
 
-def _open_engine(engine: str, options: dict, hash_mb: int, multipv: int) -> chess.engine.SimpleEngine:
+def _open_engine(engine: str, options: dict, hash_mb: int) -> chess.engine.SimpleEngine:
     handle = chess.engine.SimpleEngine.popen_uci(find_engine_binary(engine), timeout=30)
     wanted = {"Threads": 1, "Hash": hash_mb, **options}
     handle.configure({k: v for k, v in wanted.items() if k in handle.options})
@@ -149,7 +149,7 @@ def label_batch(engine: str, options: dict, hash_mb: int, fens: Sequence[str], n
     for fen in fens:
         board = chess.Board(fen + " 0 1")
         for attempt in (1, 2):
-            handle = _ENGINES.get_or_create(key, lambda: _open_engine(engine, options, hash_mb, multipv))
+            handle = _ENGINES.get_or_create(key, lambda: _open_engine(engine, options, hash_mb))
             try:
                 # A new game per position (ucinewgame clears the hash): the label depends on
                 # the position and the limit only.  The time limit is a guard against a hang.

@@ -10,13 +10,12 @@ per-category terms of the PV's end position.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ensemble.evidence import PositionTerms
 from players.result import IterationInfo, SearchResult
+from .sqlite_file import SqliteFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS searches (
@@ -65,22 +64,8 @@ class StoredSearch:
     leaf: PositionTerms
 
 
-class SearchStore:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(self.path), timeout=60)
-        self.db.executescript(SCHEMA)
-        self.db.execute("PRAGMA journal_mode=WAL")
-
-    def close(self) -> None:
-        self.db.close()
-
-    def __enter__(self) -> SearchStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+class SearchStore(SqliteFile):
+    SCHEMA = SCHEMA
 
     # --- searches ---------------------------------------------------------------------------------
     def done(self, instance: str, budget: str) -> set[str]:
