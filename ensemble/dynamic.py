@@ -25,6 +25,7 @@ from concilio.errors import ConcilioError
 from evaluation.spec import CATEGORIES
 
 from .features import game_phase
+from .learned import top_per_group
 from .selection import SelectionInput
 
 CONTEXT = ("bias", "phase", "king_danger", "closed", "imbalance")
@@ -172,12 +173,8 @@ def fit_weights(inputs: Sequence[SelectionInput], solved: Sequence[set[str]], po
         return minimize(loss, np.zeros(7 * len(CONTEXT)), args=(decisions,), method="L-BFGS-B").x
 
     def choose(theta: np.ndarray) -> list[str]:
-        v = values(theta)
-        best: dict[int, tuple[float, str]] = {}
-        for k, (d, move) in enumerate(zip(cand_dec, cand_moves)):
-            if d not in best or v[k] > best[d][0]:
-                best[d] = (v[k], move)
-        return [best[d][1] for d in range(n_dec)]
+        top = top_per_group(values(theta).tolist(), cand_dec, cand_moves)
+        return [top[d] for d in range(n_dec)]
 
     pos = np.asarray(positions)
     chosen: list[str] = [""] * n_dec

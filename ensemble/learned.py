@@ -14,6 +14,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from concilio.errors import ConcilioError
 
@@ -21,6 +22,7 @@ from .features import FEATURES, candidate_features
 from .selection import SelectionInput
 
 MODEL_FORMAT = 1
+T = TypeVar("T")
 FOLDS = 5
 
 
@@ -116,13 +118,19 @@ def _estimators(seed: int) -> dict[str, object]:
     }
 
 
+def top_per_group(scores: Sequence[float], groups: Sequence[int], items: Sequence[T]) -> dict[int, T]:
+    """Each group's item with the highest score (the first on a tie): what a ranking plays."""
+    best: dict[int, tuple[float, T]] = {}
+    for score, group, item in zip(scores, groups, items):
+        if group not in best or score > best[group][0]:
+            best[group] = (score, item)
+    return {group: item for group, (_, item) in best.items()}
+
+
 def chosen_share(probabilities: Sequence[float], groups: Sequence[int], solved: Sequence[bool]) -> float:
     """Val of a ranking: the share of groups (decisions) whose top-ranked candidate solves."""
-    best: dict[int, tuple[float, bool]] = {}
-    for p, g, s in zip(probabilities, groups, solved):
-        if g not in best or p > best[g][0]:
-            best[g] = (p, s)
-    return sum(s for _, s in best.values()) / len(best) if best else math.nan
+    top = top_per_group(probabilities, groups, solved)
+    return sum(top.values()) / len(top) if top else math.nan
 
 
 def fit_model(rows: Sequence[Sequence[float]], groups: Sequence[int], solved: Sequence[bool],

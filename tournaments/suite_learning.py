@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ensemble.dynamic import CONTEXT, DynamicWeights, fit_weights
 from ensemble.features import feature_matrix
-from ensemble.learned import LearnedModel, fit_model
+from ensemble.learned import LearnedModel, fit_model, top_per_group
 from ensemble.selection import SelectionInput, select
 from .epd import Suite
 from .store import SearchStore
@@ -80,11 +80,7 @@ def train_selection(config: SuiteRunConfig, suites: list[Suite], store: SearchSt
                       trained_on=f"{', '.join(learn.suites)} / {', '.join(p.name for p in players)}")
     majority = [select("majority", inp).move in won for inp, won in zip(inputs, solved_sets)]
     path = model.save(learn.model)
-    best: dict[int, tuple[float, str]] = {}
-    for rank, g, move in zip(ranks, groups, moves):
-        if g not in best or rank > best[g][0]:
-            best[g] = (rank, move)
-    held_out = {("learned", *keys[g]): move for g, (_, move) in best.items()}
+    held_out = {("learned", *keys[g]): move for g, move in top_per_group(ranks, groups, moves).items()}
     weights, chosen = fit_weights(inputs, solved_sets, position_ids,
                                   trained_on=model.trained_on)
     held_out.update({("dynamic", *key): move for key, move in zip(keys, chosen)})
