@@ -162,6 +162,23 @@ def cmd_suite(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_autotune(args: argparse.Namespace) -> int:
+    """Search a pool of instances for the ensemble that maximises the objective on training
+    positions; write it as an ensemble YAML and judge it on held-out games and suites."""
+    from tournaments.autotune_config import load_autotune_config
+    from tournaments.autotune_run import format_outcome, run_autotune
+    config = load_autotune_config(args.config)
+    if args.workers:
+        from dataclasses import replace
+        config = replace(config, workers=args.workers)
+    try:
+        outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(format_outcome(outcome))
+    return 0
+
+
 def cmd_label(args: argparse.Namespace) -> int:
     """Make or extend a labelled training set (self-play and PGN positions, engine labels)."""
     from pathlib import Path
@@ -302,6 +319,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-search", action="store_true", help="score only what the store holds")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_suite)
+
+    p = sub.add_parser("autotune", help="choose an ensemble's instances from a pool on training positions")
+    p.add_argument("config", help="auto-tune file, or a name in configs/tuning (distribution, ...)")
+    p.add_argument("--workers", type=int, help="Dask workers for the searches (overrides the file)")
+    p.add_argument("--no-search", action="store_true", help="tune only on what the store holds")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_autotune)
 
     p = sub.add_parser("label", help="make a labelled training set: self-play and PGN positions, engine labels")
     p.add_argument("store", help="the SQLite store (created, or resumed where a run stopped)")

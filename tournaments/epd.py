@@ -27,6 +27,14 @@ class SuitePosition:
     points: dict[str, int] = field(default_factory=dict)  # STS: move -> points (best = 10)
     line: int = 0
     theme: str = ""
+    source: str = ""  # c1 of a labelled set: "selfplay:SEED:PLY" or "pgn:FILE:GAME:PLY"
+
+    @property
+    def game(self) -> str:
+        """The game a labelled position comes from (its source without the ply), so that
+        positions of one game fall on the same side of a train/validation split; a
+        position with no source is its own group."""
+        return self.source.rsplit(":", 1)[0] if self.source.count(":") >= 2 else self.source or self.fen
 
     def solved_by(self, move: str) -> bool:
         """A move solves the position if it is a best move (or, with only ``am``, not an avoided one)."""
@@ -96,7 +104,8 @@ def parse_line(line: str, number: int = 0) -> SuitePosition:
             points[uci] = int(value)
     ident = str(ops.get("id", "") or "")
     theme = ident.split(")", 1)[1].strip().rsplit(".", 1)[0] if ident.startswith("STS") and ")" in ident else ""
-    return SuitePosition(board.fen(), best, avoid, ident, points, number, theme)
+    source = str(ops.get("c1", "") or "")
+    return SuitePosition(board.fen(), best, avoid, ident, points, number, theme, source)
 
 
 def _check_position(line: str) -> None:

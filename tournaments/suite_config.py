@@ -22,7 +22,7 @@ Paths of suites are relative to the config file's folder, then to the repository
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,34 +199,61 @@ def _names(src: YamlSource, value: Any, path: FieldPath) -> list[str]:
     return [str(v) for v in value]
 
 
-def _suites(src: YamlSource, value: Any, folder: Path) -> list[SuiteSource]:
+def _suites(src: YamlSource, value: Any, folder: Path, key: str = "suites",
+            role: str | None = None) -> list[SuiteSource]:
+    """The suites listed under ``key``; ``role``, when given, is every suite's role."""
     if not isinstance(value, list) or not value:
-        src.problem(("suites",), "expected a non-empty list of suites ({path: file.epd})")
+        src.problem((key,), "expected a non-empty list of suites ({path: file.epd})")
         return []
     out = []
     for i, item in enumerate(value):
-        path: FieldPath = ("suites", i)
-        if isinstance(item, str):
-            item = {"path": item}
-        data = as_mapping(src, item, path)
-        if data is None:
-            continue
-        check_keys(src, data, path, SUITE_KEYS)
-        if "path" not in data:
-            src.problem(path, "missing 'path'")
-            continue
-        file = str(data["path"])
-        resolved = resolve_data_reference(file, folder)
-        if resolved is None:
-            src.problem(path + ("path",), f"no such file: {file}")
-            continue
-        first = get_int(src, data, path + ("first",), None, 1)
-        every = get_int(src, data, path + ("every",), None, 1)
-        role = str(data.get("role", "explore"))
-        if role not in ROLES:
-            src.problem(path + ("role",), f"role {role!r} is not one of {', '.join(ROLES)}")
-        out.append(SuiteSource(resolved, str(data.get("name", resolved.stem)), first, every, role))
+        source = suite_source(src, item, (key, i), folder, SUITE_KEYS if role is None else SUITE_KEYS - {"role"})
+        if source is not None:
+            out.append(source if role is None else replace(source, role=role))
     return out
+
+
+def suite_source(src: YamlSource, item: Any, path: FieldPath, folder: Path,
+                 allowed: set[str] = SUITE_KEYS) -> SuiteSource | None:
+    """One suite entry (a path, or {path, name, first, every, role}); None if unusable."""
+    if isinstance(item, str):
+        item = {"path": item}
+    data = as_mapping(src, item, path)
+    if data is None:
+        return None
+    check_keys(src, data, path, allowed)
+    if "path" not in data:
+        src.problem(path, "missing 'path'")
+        return None
+    file = str(data["path"])
+    resolved = resolve_data_reference(file, folder)
+    if resolved is None:
+        src.problem(path + ("path",), f"no such file: {file}")
+        return None
+    first = get_int(src, data, path + ("first",), None, 1)
+    every = get_int(src, data, path + ("every",), None, 1)
+    role = str(data.get("role", "explore"))
+    if role not in ROLES:
+        src.problem(path + ("role",), f"role {role!r} is not one of {', '.join(ROLES)}")
+    return SuiteSource(resolved, str(data.get("name", resolved.stem)), first, every, role)
+
+
+def ensemble_players(src: YamlSource, names: Any, path: FieldPath) -> list[PlayerSpec]:
+    """The ensembles named in a list (files in configs/ensembles, or paths)."""
+    if names is None:
+        return []
+    if not isinstance(names, list):
+        src.problem(path, "expected a list of ensemble names")
+        return []
+    players: list[PlayerSpec] = []
+    for i, name in enumerate(names):
+        try:
+            config: EnsembleConfig = load_config(str(name))
+        except ConfigError as exc:
+            src.problem(path + (i,), f"ensemble {name!r}: " + "; ".join(exc.problems))
+            continue
+        players.append(PlayerSpec(config.name, config.instances))
+    return players
 
 
 def _players(src: YamlSource, value: Any) -> list[PlayerSpec]:
@@ -235,15 +262,7 @@ def _players(src: YamlSource, value: Any) -> list[PlayerSpec]:
         src.problem(("players",), "expected players: {ensembles: [...], instances: [...], full: true}")
         return []
     check_keys(src, data, ("players",), PLAYER_KEYS)
-    players: list[PlayerSpec] = []
-    for i, name in enumerate(data.get("ensembles", []) or []):
-        path: FieldPath = ("players", "ensembles", i)
-        try:
-            config: EnsembleConfig = load_config(str(name))
-        except ConfigError as exc:
-            src.problem(path, f"ensemble {name!r}: " + "; ".join(exc.problems))
-            continue
-        players.append(PlayerSpec(config.name, config.instances))
+    players = ensemble_players(src, data.get("ensembles", []), ("players", "ensembles"))
     for i, mask in enumerate(data.get("instances", []) or []):
         path = ("players", "instances", i)
         try:

@@ -130,13 +130,14 @@ def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *,
                 inp = SelectionInput(ballots, evidence, posterior.search_for(p.fen) if spec.needs_search else None,
                                      p.fen)
                 moves.append(select(crit.name, inp, **crit.params).move)
-            scores.append(_score(suite.name, player, crit.label if crit.name else "", positions,
+            scores.append(score_moves(suite.name, player, crit.label if crit.name else "", positions,
                                  ballots_per_position, moves))
     _compare_with_full(scores)
     return scores
 
 
-def _score(suite: str, player: PlayerSpec, criterion: str, positions, ballots_per_position, moves) -> Score:
+def score_moves(suite: str, player: PlayerSpec, criterion: str, positions, ballots_per_position, moves) -> Score:
+    """A player's C_D, Val and points from the moves it played (one per position)."""
     solved = [p.solved_by(m) for p, m in zip(positions, moves)]
     potential = [any(p.solved_by(b.move) for b in ballots) for p, ballots in zip(positions, ballots_per_position)]
     themes: dict[str, tuple[int, int]] = {}

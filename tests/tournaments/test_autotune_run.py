@@ -1,0 +1,108 @@
+"""``concilio autotune`` end to end on a tiny labelled set, and its config's checks."""
+import textwrap
+from itertools import combinations
+
+import pytest
+
+from concilio.config import ConfigError
+from ensemble.config import load_config
+from tournaments.autotune_config import load_autotune_config
+from tournaments.autotune_run import PoolBallots, run_autotune, split_by_game
+from tournaments.epd import load_suite
+from tournaments.store import SearchStore
+from tournaments.suite_metrics import StoreView
+
+
+def tiny_set(data_dir, tmp_path, n=16):
+    lines = (data_dir / "training" / "selfplay-5k.epd").read_text().splitlines()[:n]
+    path = tmp_path / "train.epd"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_config(tmp_path, train, extra=""):
+    text = textwrap.dedent(f"""
+        name: tiny
+        train: {{path: {train}, validate: 0.25, seed: 3}}
+        confirm: [{{path: {train}, name: again}}]
+        pool: {{instances: [MB, MBX], full: true}}
+        budget: {{nodes: 300}}
+        criteria: [majority, depth_confidence]
+        size: {{min: 2, max: 2}}
+        compare: []
+        out: {tmp_path / "tuned.yaml"}
+        store: {tmp_path / "store.sqlite"}
+        report: {tmp_path / "report"}
+        workers: 1
+        """) + extra
+    (tmp_path / "tune.yaml").write_text(text)
+    return tmp_path / "tune.yaml"
+
+
+def test_split_keeps_games_whole_and_is_reproducible(data_dir):
+    positions = load_suite(data_dir / "training" / "selfplay-5k.epd").positions[:400]
+    tune, held = split_by_game(positions, 0.3, 1)
+    assert len(tune) + len(held) == 400
+    assert not {p.game for p in tune} & {p.game for p in held}
+    assert 0.2 < len({p.game for p in held}) / len({p.game for p in positions}) < 0.4
+    assert split_by_game(positions, 0.3, 1) == (tune, held)
+    assert all(p.game.startswith("selfplay:") and p.game.count(":") == 1 for p in positions)
+
+
+def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, tmp_path):
+    config = load_autotune_config(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
+    assert [i.spec.letters for i in config.pool] == ["MBXKPAR", "MB", "MBX"]
+    outcome = run_autotune(config, progress=False)
+    assert outcome.searches_added == 3 * 16  # the confirmation suite holds the same positions: nothing more
+    tune, _ = split_by_game(load_suite(config.train.path).positions, 0.25, 3)
+    with SearchStore(config.store) as store:
+        pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
+        # A pool of three and pairs only: one swap pass reaches every pair, so the search is exhaustive.
+        brute = max((pool.objective(pair, crit, "points"), -k, pair)
+                    for k, crit in enumerate(config.criteria) for pair in combinations(range(3), 2))
+    assert outcome.tuned.tune_value == pytest.approx(brute[0])
+    tuned = load_config(config.out)
+    assert sorted(i.spec.letters for i in tuned.instances) == sorted(config.pool[i].spec.letters for i in brute[2])
+    assert tuned.selection.criterion == config.criteria[-brute[1]].name
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "held-out games" in report and "again (confirm" in report
+    assert [c.role for c in outcome.comparisons] == ["validate", "confirm"]
+    # Rerun: everything is in the store.
+    assert run_autotune(config, progress=False).searches_added == 0
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("objective: elo\n", "objective 'elo' is not one of points, val"),
+    ("criteria: [global_minimax]\n", "only criteria that read the ballots alone"),
+])
+def test_bad_settings_are_named_with_their_line(data_dir, tmp_path, extra, message):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    text = path.read_text()
+    key = extra.split(":")[0]
+    text = "\n".join(line for line in text.splitlines() if not line.startswith(key + ":")) + "\n" + extra
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_autotune_config(path)
+    line = text.splitlines().index(extra.strip()) + 1
+    assert f"tune.yaml:{line}: " in str(err.value) and message in str(err.value)
+
+
+def test_a_pool_and_sizes_that_cannot_work_are_refused(data_dir, tmp_path):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    path.write_text(path.read_text().replace("size: {min: 2, max: 2}", "size: {min: 2, max: 5}")
+                    .replace("emphasis", "x") + "")
+    with pytest.raises(ConfigError, match="5 members from a pool of 3"):
+        load_autotune_config(path)
+    path.write_text(path.read_text().replace("pool: {instances: [MB, MBX], full: true}",
+                                             "pool: {instances: [MB], full: false, emphasis: [-1]}"))
+    with pytest.raises(ConfigError) as err:
+        load_autotune_config(path)
+    assert "pool.emphasis[0]: factor -1" in str(err.value) and "a pool of 1 instance(s)" in str(err.value)
+
+
+def test_an_unknown_ensemble_is_named_under_its_own_field(data_dir, tmp_path):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    path.write_text(path.read_text().replace("compare: []", "compare: [3b, no-such-ensemble]"))
+    with pytest.raises(ConfigError) as err:
+        load_autotune_config(path)
+    assert "compare[1]: ensemble 'no-such-ensemble'" in str(err.value)
