@@ -23,7 +23,7 @@ from .errors import ConcilioError
 from .resources import packaged, user_config_dirs
 
 FieldPath = tuple[object, ...]
-KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning")
+KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning", "cascade")
 
 
 class ConfigError(ConcilioError, ValueError):

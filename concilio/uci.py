@@ -1,7 +1,7 @@
 """``concilio uci [CONFIG]``: any Concilio player as a UCI engine.
 
 Without a config it is the full engine; with ``MKP`` (a mask) a single instance; with
-an ensemble or decomposition file (or its name) that player.  Every one is a
+an ensemble, decomposition or cascade file (or its name) that player.  Every one is a
 :class:`players.player.Player`, driven the same way.  Searches run in a thread so that
 ``stop``, ``isready`` and ``quit`` are answered at once; every input line that cannot be
 understood is answered with ``info string`` and otherwise ignored, so the engine never
@@ -64,9 +64,15 @@ class UciEngine:
             self._make = lambda: self._instance(spec)
             return
         from concilio.config import find_config
+        from players.cascade.config import is_cascade_file, load_cascade
         from players.decomposition.config import is_decomposition_file, load_decomposition
-        path = find_config(target, "ensembles", "decomposition")  # ConfigError: exit 2 with the reason
+        path = find_config(target, "ensembles", "decomposition", "cascade")  # ConfigError: exit 2 with the reason
         self.coordinated = True
+        if is_cascade_file(path):
+            cascade = load_cascade(path)
+            self.name = f"{ENGINE_NAME} cascade {cascade.name}"
+            self._make = lambda: self._cascade(cascade)
+            return
         if is_decomposition_file(path):
             config = load_decomposition(path)
             self.name = f"{ENGINE_NAME} decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
@@ -87,6 +93,10 @@ class UciEngine:
     def _decomposition(self, config) -> Player:
         from players.decomposition.player import DecompositionPlayer
         return DecompositionPlayer(config).start()
+
+    def _cascade(self, config) -> Player:
+        from players.cascade.player import CascadePlayer
+        return CascadePlayer(config).start()
 
     def _ensemble(self) -> Player:
         from ensemble.player import EnsemblePlayer

@@ -41,7 +41,7 @@ from .match_players import PlayerEntry
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout", "decomposition", "distributed", "workers"}
+               "timeout", "decomposition", "cascade", "distributed", "workers"}
 FULL = PlayerEntry("full", "full")
 
 
@@ -135,7 +135,7 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
-    if concurrency > 1 and any(p.kind == "decomposition" or p.distributed for p in players):
+    if concurrency > 1 and any(p.kind in ("decomposition", "cascade") or p.distributed for p in players):
         src.problem(("concurrency",), "players with their own Dask workers (decomposition, distributed ensembles) "
                     "need concurrency: 1")
     sprt = _sprt(src, data.get("sprt"))
@@ -156,12 +156,13 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
         if data is None:
             continue
         check_keys(src, data, path, PLAYER_KEYS)
-        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard", "decomposition") if k in data]
+        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard", "decomposition", "cascade") if k in data]
         if len(kinds) != 1:
-            src.problem(path, "give exactly one of full, instance, ensemble, decomposition, uci, xboard")
+            src.problem(path, "give exactly one of full, instance, ensemble, decomposition, cascade, uci, xboard")
             continue
         kind = kinds[0]
-        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition") else kind))
+        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition", "cascade")
+                            else kind))
         if any(p.name == name for p in out):
             src.problem(path + ("name",), f"two players are named {name!r}")
             continue
@@ -202,6 +203,14 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
                 src.problem(path + ("decomposition",), "; ".join(exc.problems))
                 continue
             out.append(PlayerEntry(name, "decomposition", decomposition=str(data["decomposition"])))
+        elif kind == "cascade":
+            from players.cascade.config import load_cascade
+            try:
+                load_cascade(str(data["cascade"]))
+            except ConfigError as exc:
+                src.problem(path + ("cascade",), "; ".join(exc.problems))
+                continue
+            out.append(PlayerEntry(name, "cascade", cascade=str(data["cascade"])))
         else:
             command = data[kind]
             if isinstance(command, str):

@@ -1,5 +1,5 @@
 """The players of a match file: our full engine, a single instance, an ensemble, the
-decomposition player, or an external engine over UCI / XBoard (python-chess).
+decomposition player, the cascade, or an external engine over UCI / XBoard (python-chess).
 
 Each entry builds a :class:`players.player.Player`; a player never raises for a bad
 move or a dead engine — its answer carries the error and the game runner scores it
@@ -21,7 +21,7 @@ class PlayerEntry:
     """A player as the match file names it (plain data: it travels to Dask workers)."""
 
     name: str
-    kind: str  # full | instance | ensemble | uci | xboard
+    kind: str  # full | instance | ensemble | decomposition | cascade | uci | xboard
     mask: str | None = None
     weights: Any = None
     ensemble: str | None = None
@@ -30,6 +30,7 @@ class PlayerEntry:
     options: dict = field(default_factory=dict)
     timeout: float = 10.0  # seconds an external engine may exceed its move's budget before forfeiting
     decomposition: str | None = None
+    cascade: str | None = None
     distributed: bool = False  # an ensemble on its own Dask workers instead of inline
     workers: int | None = None  # a distributed ensemble's local cluster size
 
@@ -54,6 +55,10 @@ class PlayerEntry:
             from players.decomposition.config import load_decomposition
             from players.decomposition.player import DecompositionPlayer
             player = DecompositionPlayer(load_decomposition(self.decomposition)).start()
+        elif self.kind == "cascade":
+            from players.cascade.config import load_cascade
+            from players.cascade.player import CascadePlayer
+            player = CascadePlayer(load_cascade(self.cascade)).start()
         elif self.kind in ("uci", "xboard"):
             from players.external import ExternalPlayer
             player = ExternalPlayer(self.name, self.command, self.options, self.kind, self.timeout)

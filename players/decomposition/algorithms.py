@@ -426,13 +426,17 @@ def ordered_moves(board: chess.Board) -> list[str]:
 
 
 def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
-            tt_exchange: int = 1000) -> ParallelResult:
+            tt_exchange: int = 1000, searchmoves: tuple[str, ...] = ()) -> ParallelResult:
     """Iterative deepening to ``depth`` with the chosen algorithm (root reordering between
     iterations).  ``master.abort()`` (a deadline) or ``master.node_limit`` ends it early:
-    the interrupted iteration is discarded and the last completed one answers."""
+    the interrupted iteration is discarded and the last completed one answers.
+    ``searchmoves`` restricts the root to those moves (the cascade's second phase); only
+    the algorithms over a shared table, where every worker searches from the root, can."""
     start = time.perf_counter()
     if algorithm == "abdada" or (algorithm == "lazy_smp" and master.options.table):
-        return shared_smp(master, fen, moves, depth)
+        return shared_smp(master, fen, moves, depth, searchmoves)
+    if searchmoves:
+        raise ValueError(f"{algorithm}: only abdada and lazy_smp over a shared table can restrict the root moves")
     if algorithm == "lazy_smp":
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     board = board_after(fen, moves)
@@ -527,7 +531,8 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_ex
                           time.perf_counter() - start, runner.messages, history)
 
 
-def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
+def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int,
+               searchmoves: tuple[str, ...] = ()) -> ParallelResult:
     """Lazy SMP (and ABDADA, when the options defer) over one shared table: one job per
     worker, each the whole iterative deepening to ``depth``.  The first worker to finish
     answers and the others are stopped; a deadline stops them all and the deepest completed
@@ -542,7 +547,7 @@ def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int) -> 
     each = max(1, master.node_limit // n) if master.node_limit else None
     master.running.update(ids)
     futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
-                                each, key=ids[w]) for w in range(n)]
+                                each, tuple(searchmoves), key=ids[w]) for w in range(n)]
     first = runner.first_done(futures)
     runner.stop([j for j, f in zip(ids, futures) if f is not first])
     results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes

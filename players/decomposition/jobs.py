@@ -130,7 +130,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
 
 
 def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], depth: int,
-               nodes: int | None = None) -> IterationResult:
+               nodes: int | None = None, searchmoves: tuple[str, ...] = ()) -> IterationResult:
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
@@ -146,7 +146,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
         _RUNNING[job] = searcher
     try:
         result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth, nodes=nodes or None),
-                                 clear_stop=False)
+                                 searchmoves=searchmoves or None, clear_stop=False)
     finally:
         with _LOCK:
             _RUNNING.pop(job, None)

@@ -80,9 +80,10 @@ class DecompositionPlayer:
         if self.master is not None:
             self.master.abort()
 
-    def search(self, board: chess.Board, limits: SearchLimits) -> SearchResult:
+    def search(self, board: chess.Board, limits: SearchLimits, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
-        ends the search and the last completed iteration answers."""
+        ends the search and the last completed iteration answers.  ``searchmoves``
+        restricts the root (abdada and shared-table lazy SMP only)."""
         start = time.perf_counter()
         root = board.root()
         moves = tuple(m.uci() for m in board.move_stack)
@@ -99,16 +100,16 @@ class DecompositionPlayer:
             timer.start()
         try:
             result = iterate(master, self.config.algorithm, root.fen(), moves, limits.depth or 64,
-                             self.config.tt_exchange)
-        except Aborted:  # not even the first iteration completed: any legal move, searched by no one
-            legal = next(iter(board.legal_moves)).uci()
+                             self.config.tt_exchange, tuple(searchmoves))
+        except Aborted:  # not even the first iteration completed: any allowed move, searched by no one
+            legal = searchmoves[0] if searchmoves else next(iter(board.legal_moves)).uci()
             return SearchResult(bestmove=legal, score_cp=0, mate=None, pv=(legal,), depth=0, root_moves_searched=0,
                                 root_moves=board.legal_moves.count(), seldepth=None, nodes=master.tally.nodes,
                                 time=time.perf_counter() - start, fen=board.fen())
         finally:
             if timer is not None:
                 timer.cancel()
-        n_root = board.legal_moves.count()
+        n_root = len(searchmoves) or board.legal_moves.count()
         return SearchResult(bestmove=result.move, score_cp=result.score, mate=mate_in_moves(result.score),
                             pv=result.pv or (result.move,), depth=result.depth,
                             root_moves_searched=n_root,  # the answering iteration was completed: every root move
@@ -122,7 +123,7 @@ class DecompositionPlayer:
         search_limits = limits.search_limits(self.overhead_ms)
         if search_limits.depth == 127:
             search_limits = SearchLimits(depth=64)  # until stop: deeper than any search gets
-        result = self.search(board, search_limits)
+        result = self.search(board, search_limits, limits.searchmoves)
         if info is not None:
             for it in result.iterations:
                 info(it)

@@ -1,0 +1,1 @@
+"""The cascade player: the instances propose, one parallel full-knowledge search decides."""
