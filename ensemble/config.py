@@ -97,14 +97,28 @@ class Budget:
     depth: int | None = None
     mode: str = "per_instance"
     deadline_ms: int | None = None
+    node_scale: tuple[float, ...] = ()  # per instance: time-equivalent node budgets (players.speed)
 
-    def limits(self, n_instances: int) -> SearchLimits:
+    def limits(self, n_instances: int, index: int | None = None) -> SearchLimits:
+        """Each instance's limits (instance ``index`` where the node budget is scaled per instance)."""
         share = n_instances if self.mode == "equal_total" else 1
         if self.movetime is not None:
             return SearchLimits(movetime=max(1, self.movetime // share))
         if self.nodes is not None:
-            return SearchLimits(nodes=max(1, self.nodes // share))
+            scale = self.node_scale[index] if self.node_scale and index is not None else 1.0
+            return SearchLimits(nodes=max(1, round(self.nodes * scale) // share))
         return SearchLimits(depth=self.depth)
+
+    def equal_time(self, instances: tuple[InstanceConfig, ...], cores: int) -> Budget:
+        """Node budgets for the time the full engine searches ``nodes`` on one core: each
+        instance at its measured speed, on its share of ``cores`` (``players.speed``)."""
+        from dataclasses import replace
+
+        from players.speed import default_speed_table
+        table = default_speed_table()
+        share = min(1.0, cores / len(instances))
+        return replace(self, mode="per_instance",
+                       node_scale=tuple(table.instance(i.spec) * share for i in instances))
 
     def deadline(self, n_instances: int) -> float:
         """Seconds the coordinator waits for the instances before deciding without them."""

@@ -69,11 +69,12 @@ class InlineInstances:
             limits = SearchLimits(movetime=max(1, int(span_ms / n) - 5))
         reports, ballots = [], []
         legal = {m.uci() for m in board.legal_moves}
-        for inst, searcher in zip(self.config.instances, self._searchers):
+        for i, (inst, searcher) in enumerate(zip(self.config.instances, self._searchers)):
             if self._interrupted and ballots:
                 reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", None, "interrupted"))
                 continue
-            result = searcher.search(board, limits, margin_probe=self.config.needs_margin)
+            own = limits if limits.nodes is None else budget.limits(n, i)
+            result = searcher.search(board, own, margin_probe=self.config.needs_margin)
             reason = None if result.bestmove in legal else f"illegal move {result.bestmove}"
             reports.append(InstanceReport(inst.label, inst.weights_text(), "inline", result, reason))
             if reason is None:
@@ -160,8 +161,9 @@ class DaskInstances:
         futures = {}
         for key, address in self._placement.items():
             if address:
+                own = limits if limits.nodes is None else budget.limits(n, self._keys.index(key))
                 futures[key] = self.client.submit(
-                    worker_tasks.search_instance, key, fen, tuple(moves), limits, self.config.needs_margin,
+                    worker_tasks.search_instance, key, fen, tuple(moves), own, self.config.needs_margin,
                     workers=[address], allow_other_workers=False, pure=False, retries=0,
                     key=f"search-{key}-{len(moves)}-{uuid.uuid4().hex[:6]}")
         try:

@@ -79,6 +79,12 @@ class EnsemblePlayer:
         """Where each instance searches, by label."""
         return self._instances.placement
 
+    @property
+    def cores(self) -> int:
+        """The cores this ensemble is entitled to in equal-time comparisons: its workers
+        (one per instance unless the file says otherwise), also when run inline."""
+        return self.config.cluster.workers or len(self.config.instances)
+
     def workers(self) -> list[str]:
         """The addresses of the cluster's workers alive now (none inline)."""
         return self._instances.workers()
@@ -106,6 +112,8 @@ class EnsemblePlayer:
         # A node or depth budget keeps the file's deadline; a movetime sets its own.
         deadline = self.config.budget.deadline_ms if sl.movetime is None else None
         budget = Budget(sl.movetime, sl.nodes, sl.depth, self.config.budget.mode, deadline)
+        if limits.equal_time and sl.nodes:
+            budget = budget.equal_time(self.config.instances, self.cores)
         root = board.root()
         decision = self.last_decision = self.choose(root.fen(), [m.uci() for m in board.move_stack], budget)
         report = [f"{r.label} {r.result.bestmove} {r.result.score_text()} depth {r.result.depth} nodes "

@@ -52,6 +52,7 @@ class MoveLimits:
     moves_to_go: int | None = None
     infinite: bool = False
     searchmoves: tuple[str, ...] = ()
+    equal_time: bool = False  # ``nodes`` are the full engine's on one core: each player scales them (players.speed)
 
     def search_limits(self, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> SearchLimits:
         """The budget of this move's search; a clock becomes a movetime here, and nothing
@@ -130,8 +131,12 @@ class InstancePlayer:
 
     def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
         start = time.perf_counter()
-        result = self.searcher.search(board, limits.search_limits(self.overhead_ms), info=info,
-                                      searchmoves=limits.searchmoves or None)
+        search_limits = limits.search_limits(self.overhead_ms)
+        if limits.equal_time and search_limits.nodes:
+            from .speed import default_speed_table
+            search_limits = SearchLimits(nodes=default_speed_table().instance_nodes(self.searcher.spec,
+                                                                                   search_limits.nodes))
+        result = self.searcher.search(board, search_limits, info=info, searchmoves=limits.searchmoves or None)
         return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes)
 
     def stop(self) -> None:

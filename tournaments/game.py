@@ -29,6 +29,7 @@ class TimeControl:
     base: float | None = None  # clock: seconds per game
     increment: float = 0.0
     jitter: float = 0.0  # node budgets vary by ±jitter per move (seeded by game and ply)
+    equal_time: bool = False  # nodes are the full engine's on one core; each player scales them (players.speed)
 
     def nodes_for(self, game_id: str, ply: int) -> int | None:
         """The node budget of one move.  Without jitter, games from the same position with
@@ -51,7 +52,9 @@ class TimeControl:
         if self.movetime is not None:
             return f"{self.movetime} ms per move"
         if self.nodes:
-            return f"{self.nodes} nodes per move" + (f" (±{100 * self.jitter:g}%)" if self.jitter else "")
+            return (f"{self.nodes} nodes per move" + (f" (±{100 * self.jitter:g}%)" if self.jitter else "")
+                    + (", time-equivalent (the full engine's on one core; each player scaled by its measured speed)"
+                       if self.equal_time else ""))
         return f"depth {self.depth} per move"
 
 
@@ -141,7 +144,8 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
             break
         mover = board.turn
         limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime,
-                            clock=clocks[mover], increment=tc.increment, opponent_clock=clocks[not mover])
+                            clock=clocks[mover], increment=tc.increment, opponent_clock=clocks[not mover],
+                            equal_time=tc.equal_time)
         answer = players[mover].play(board.copy(), limits)
         if clocks[mover] is not None:
             clocks[mover] -= answer.seconds

@@ -138,6 +138,9 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     if concurrency > 1 and any(p.kind in ("decomposition", "cascade") or p.distributed for p in players):
         src.problem(("concurrency",), "players with their own Dask workers (decomposition, distributed ensembles) "
                     "need concurrency: 1")
+    if rules.time_control.equal_time and any(p.kind in ("uci", "xboard") for p in players):
+        src.problem(("time_control", "equal_time"), "equal-time node budgets are for Concilio's players; an "
+                                                    "external engine's nodes are not comparable: use movetime")
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
@@ -284,7 +287,7 @@ def _time_control(src: YamlSource, value: Any) -> TimeControl:
     if data is None:
         src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")
         return TimeControl(nodes=1000)
-    check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment", "jitter"})
+    check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment", "jitter", "equal_time"})
     fixed = [k for k in ("nodes", "movetime", "depth") if k in data]
     if len(fixed) + ("base" in data) != 1:
         src.problem(path, "give exactly one of nodes, movetime, depth, or a clock base (+ increment)")
@@ -301,7 +304,10 @@ def _time_control(src: YamlSource, value: Any) -> TimeControl:
     if jitter and (key != "nodes" or jitter >= 1):
         src.problem(path + ("jitter",), "jitter varies a node budget by a share below 1")
         jitter = 0.0
-    return TimeControl(**{key: amount}, jitter=jitter)
+    equal_time = get_bool(src, data, path + ("equal_time",), False)
+    if equal_time and key != "nodes":
+        src.problem(path + ("equal_time",), "equal_time scales a node budget: give nodes")
+    return TimeControl(**{key: amount}, jitter=jitter, equal_time=equal_time)
 
 
 def _adjudication(src: YamlSource, value: Any) -> tuple[DrawRule | None, ResignRule | None]:

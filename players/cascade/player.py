@@ -63,13 +63,20 @@ class CascadePlayer:
         self.ensemble.close()
         self.decomposition.close()
 
-    def budgets(self, limits: SearchLimits) -> tuple[Budget, SearchLimits | None]:
+    def budgets(self, limits: SearchLimits, equal_time: bool = False) -> tuple[Budget, SearchLimits | None]:
         """Phase 1's budget (per instance) and phase 2's limits (for the whole team; None:
         the time that is left, known only once phase 1 is over).  Nodes count per worker, as
-        an ensemble's count per instance: phase 2's team gets ``workers`` times its share."""
+        an ensemble's count per instance: phase 2's team gets ``workers`` times its share.
+        With ``equal_time`` the nodes are the full engine's on one core, and each phase gets
+        what its searches do in its share of that time (``players.speed``)."""
         share, mode = self.config.share, self.config.ensemble.budget.mode
         if limits.movetime is not None:
             return Budget(movetime=max(1, int(share * limits.movetime)), mode=mode), None
+        if limits.nodes is not None and equal_time:
+            phase1 = Budget(nodes=max(1, int(share * limits.nodes)), mode=mode).equal_time(
+                self.config.ensemble.instances, self.ensemble.cores)
+            team = self.decomposition.team_nodes(max(1, int((1 - share) * limits.nodes)))
+            return phase1, SearchLimits(nodes=team)
         if limits.nodes is not None:
             team = max(1, int((1 - share) * limits.nodes * self.config.decomposition.workers))
             return Budget(nodes=max(1, int(share * limits.nodes)), mode=mode), SearchLimits(nodes=team)
@@ -83,7 +90,7 @@ class CascadePlayer:
         if infinite:
             phase1, phase2 = Budget(movetime=INFINITE_PHASE1_MS), SearchLimits(depth=64)
         else:
-            phase1, phase2 = self.budgets(sl)
+            phase1, phase2 = self.budgets(sl, limits.equal_time)
         root = board.root()
         decision = self.ensemble.choose(root.fen(), [m.uci() for m in board.move_stack], phase1)
         ranked = sorted(decision.values or {decision.move: 0.0},

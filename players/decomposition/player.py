@@ -116,6 +116,11 @@ class DecompositionPlayer:
                             root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
                             time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
 
+    def team_nodes(self, nodes: int) -> int:
+        """The team's nodes in the time the full engine searches ``nodes`` on one core."""
+        from players.speed import default_speed_table
+        return default_speed_table().team_nodes(self.config.algorithm, self.config.workers, nodes)
+
     def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
@@ -123,6 +128,8 @@ class DecompositionPlayer:
         search_limits = limits.search_limits(self.overhead_ms)
         if search_limits.depth == 127:
             search_limits = SearchLimits(depth=64)  # until stop: deeper than any search gets
+        if limits.equal_time and search_limits.nodes:
+            search_limits = SearchLimits(nodes=self.team_nodes(search_limits.nodes))
         result = self.search(board, search_limits, limits.searchmoves)
         if info is not None:
             for it in result.iterations:

@@ -1,0 +1,98 @@
+"""Measuring the speed table (``players.speed``): every mask against the full engine, and
+parallel teams against one full-engine core, in interleaved pairs so that the machine's
+load, which changes by the minute, cancels in each ratio."""
+from __future__ import annotations
+
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from datetime import date
+
+from evaluation.spec import FULL_ENGINE, EvalSpec
+from .bench import BENCH_FENS
+from .result import SearchLimits
+from .searcher import Searcher
+from .speed import SpeedTable
+
+
+def _timed(searcher: Searcher, fen: str, limits: SearchLimits) -> tuple[float, int]:
+    searcher.new_game()
+    r = searcher.search(fen, limits)
+    return r.time, r.nodes
+
+
+def mask_speeds(masks: Sequence[int], nodes: int = 20000, rounds: int = 2, fens: Sequence[str] = BENCH_FENS,
+                seed: int = 1, progress: Callable[[str], None] = lambda s: None) -> dict[int, float]:
+    """Median over rounds of (mask's nodes per second) / (full engine's).  Within a round the
+    two alternate position by position in ABBA order (full, mask, mask, full), so that a
+    change of the machine's speed, which here moves nps by a third within seconds, falls on
+    both alike."""
+    full = Searcher(FULL_ENGINE, 16)
+    _timed(full, fens[0], SearchLimits(nodes=500))  # compiled code loaded before any timing
+    ratios: dict[int, list[float]] = {m: [] for m in masks}
+    rng = random.Random(seed)
+    limits = SearchLimits(nodes=nodes)
+    for r in range(rounds):
+        order = list(masks)
+        rng.shuffle(order)
+        for mask in order:
+            other = Searcher(EvalSpec(mask), 16)
+            t_full = n_full = t_mask = n_mask = 0.0
+            for fen in fens:
+                for searcher in (full, other, other, full):
+                    t, n = _timed(searcher, fen, limits)
+                    if searcher is full:
+                        t_full, n_full = t_full + t, n_full + n
+                    else:
+                        t_mask, n_mask = t_mask + t, n_mask + n
+            ratios[mask].append((n_mask / t_mask) / (n_full / t_full))
+        progress(f"round {r + 1}/{rounds} done")
+    return {m: round(statistics.median(v), 4) for m, v in ratios.items()}
+
+
+def team_speed(decomposition: str, movetime: int = 500, rounds: int = 3, fens: Sequence[str] = BENCH_FENS,
+               progress: Callable[[str], None] = lambda s: None) -> tuple[str, float]:
+    """("algorithm/workers", median over rounds of team nps / one full-engine core's nps),
+    the two alternating position by position in ABBA order."""
+    import chess
+
+    from .decomposition.config import load_decomposition
+    from .decomposition.player import DecompositionPlayer
+    config = load_decomposition(decomposition)
+    single = Searcher(FULL_ENGINE, config.search.hash_mb)
+    limits = SearchLimits(movetime=movetime)
+    ratios = []
+    with DecompositionPlayer(config) as team:
+        team.search(chess.Board(), SearchLimits(depth=4))  # workers warm
+
+        def run_team(fen: str) -> tuple[float, int]:
+            team.new_game()
+            start = time.perf_counter()
+            res = team.search(chess.Board(fen), limits)
+            return time.perf_counter() - start, res.nodes
+
+        for r in range(rounds):
+            t_team = n_team = t_one = n_one = 0.0
+            for fen in fens:
+                for which in ("team", "one", "one", "team"):
+                    t, n = run_team(fen) if which == "team" else _timed(single, fen, limits)
+                    if which == "team":
+                        t_team, n_team = t_team + t, n_team + n
+                    else:
+                        t_one, n_one = t_one + t, n_one + n
+            ratios.append((n_team / t_team) / (n_one / t_one))
+            progress(f"{config.name} round {r + 1}/{rounds}: {ratios[-1]:.3f}")
+    return f"{config.algorithm}/{config.workers}", round(statistics.median(ratios), 4)
+
+
+def measure_speed_table(masks: Sequence[int], teams: Sequence[str], nodes: int = 20000, rounds: int = 2,
+                        movetime: int = 500, progress: Callable[[str], None] = lambda s: None) -> SpeedTable:
+    speeds = mask_speeds(masks, nodes, rounds, progress=progress)
+    measured_teams = dict(team_speed(t, movetime, rounds, progress=progress) for t in teams)
+    note = (f"concilio speed-table, {date.today().isoformat()}, {platform.node() or 'host'} "
+            f"({platform.processor() or platform.machine()}): masks at {nodes} nodes x {len(BENCH_FENS)} bench "
+            f"positions, teams at {movetime} ms, ABBA-interleaved with the full engine position by position, median of "
+            f"{rounds} rounds")
+    return SpeedTable(speeds, measured_teams, note)
