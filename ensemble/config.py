@@ -50,7 +50,7 @@ from concilio.config import (
 
 TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
             "allow_without_material", "hash_mb", "search"}
-INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb"}
+INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb", "threads"}
 SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
 DISTRIBUTION_KEYS = {"criterion", "n", "order", "seed", "factor", "focus", "sigma", "weights", "search"}
 BUDGET_KEYS = {"movetime", "nodes", "depth", "budget_mode", "deadline_ms"}
@@ -76,10 +76,15 @@ class InstanceConfig:
     spec: EvalSpec
     search: SearchOptions = field(default_factory=SearchOptions)
     hash_mb: float = 16
+    threads: int = 1  # more than 1: the instance is itself a parallel search (ABDADA on its worker's threads)
 
     def make_searcher(self):
-        from players.searcher import Searcher
         o = self.search
+        if self.threads > 1:
+            from players.decomposition.team import TeamSearcher
+            return TeamSearcher(self.spec, self.threads, self.hash_mb, null_move=o.null_move, lmr=o.lmr,
+                                futility=o.futility)
+        from players.searcher import Searcher
         return Searcher(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
                         aspiration=o.aspiration, depth_cap=o.depth_cap)
 
@@ -116,9 +121,11 @@ class Budget:
 
         from players.speed import default_speed_table
         table = default_speed_table()
-        share = min(1.0, cores / len(instances))
+        # An instance of t threads uses t cores and searches team(abdada, t) full-engine cores' worth.
+        share = min(1.0, cores / sum(i.threads for i in instances))
         return replace(self, mode="per_instance",
-                       node_scale=tuple(table.instance(i.spec) * share for i in instances))
+                       node_scale=tuple(table.instance(i.spec) * table.team("abdada", i.threads) * share
+                                        for i in instances))
 
     def deadline(self, n_instances: int) -> float:
         """Seconds the coordinator waits for the instances before deciding without them."""
@@ -223,6 +230,12 @@ def _parse(src: YamlSource) -> EnsembleConfig | None:
                             "needs it unless the file says allow_without_material: true")
     instances = _unique_labels(instances)
     selection = _selection(src, data.get("selection"), instances)
+    if selection is not None and SELECTION_CRITERIA.get(selection.criterion) is not None \
+            and SELECTION_CRITERIA[selection.criterion].needs_margin:
+        for i, inst in enumerate(instances):
+            if inst.threads > 1:
+                src.problem(_instance_path(data, i), f"instance {inst.label}: {selection.criterion} needs each "
+                                                     "instance's margin probe, which a parallel instance has not")
     budget = _budget(src, data.get("budget"))
     cluster = _cluster(src, data.get("cluster"))
     name = data.get("name", Path(src.name).stem)
@@ -283,13 +296,17 @@ def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
     spec = _spec(src, data["mask"], data.get("weights"), path)
     options = _search_options(src, data.get("search"), path + ("search",), defaults)
     own_hash = get_number(src, data, path + ("hash_mb",), hash_mb, low=1)
+    threads = get_int(src, data, path + ("threads",), 1, 1, 64) or 1
+    if threads > 1 and (options.aspiration != SearchOptions.aspiration or options.depth_cap):
+        src.problem(path + ("threads",), "a parallel instance (threads > 1) searches with the decomposition "
+                                         "player's options: aspiration and depth_cap do not apply")
     label = data.get("label")
     if label is not None and not isinstance(label, str):
         src.problem(path + ("label",), "expected a string")
         label = None
     if spec is None:
         return None
-    return InstanceConfig(label or default_label(spec), spec, options, own_hash)
+    return InstanceConfig(label or default_label(spec), spec, options, own_hash, threads)
 
 
 def default_label(spec: EvalSpec) -> str:

@@ -81,9 +81,13 @@ class EnsemblePlayer:
 
     @property
     def cores(self) -> int:
-        """The cores this ensemble is entitled to in equal-time comparisons: its workers
-        (one per instance unless the file says otherwise), also when run inline."""
-        return self.config.cluster.workers or len(self.config.instances)
+        """The cores this ensemble is entitled to in equal-time comparisons: one per search
+        thread of each worker (a worker per instance unless the file says otherwise), also
+        when run inline."""
+        threads = [i.threads for i in self.config.instances]
+        if self.config.cluster.workers is None:
+            return sum(threads)
+        return self.config.cluster.workers * max(threads)
 
     def workers(self) -> list[str]:
         """The addresses of the cluster's workers alive now (none inline)."""

@@ -122,7 +122,8 @@ def instance_key(inst: InstanceConfig) -> str:
     o = inst.search
     weights = ",".join(f"{w:g}" for w in inst.spec.weights)
     return (f"{inst.spec.letters}|w={weights}|asp={o.aspiration},null={int(o.null_move)},lmr={int(o.lmr)},"
-            f"fut={int(o.futility)},cap={o.depth_cap or '-'}|hash={inst.hash_mb:g}")
+            f"fut={int(o.futility)},cap={o.depth_cap or '-'}|hash={inst.hash_mb:g}"
+            + (f"|threads={inst.threads}" if inst.threads > 1 else ""))
 
 
 def load_suite_config(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:

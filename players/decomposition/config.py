@@ -12,6 +12,8 @@
                                # abdada needs it)
     threads: false             # the workers are search threads of one worker process (a local
                                # cluster only): a shared table is then that process's memory
+    in_process: false          # the workers are search threads of this process, no Dask at all
+                               # (an ensemble instance that is a parallel search; a match's game worker)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
@@ -29,7 +31,7 @@ from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
 
 TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "shared_table", "threads", "search", "cluster"}
+            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -49,6 +51,7 @@ class DecompositionConfig:
     margin: int = 25
     shared_table: bool = False
     threads: bool = False
+    in_process: bool = False
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -98,6 +101,9 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     threads = get_bool(src, data, ("threads",), False)
     if threads and cluster.get("scheduler"):
         src.problem(("threads",), "search threads of one process need a local cluster, not cluster.scheduler")
+    in_process = get_bool(src, data, ("in_process",), False)
+    if in_process and cluster.get("scheduler"):
+        src.problem(("in_process",), "search threads of this process need no cluster.scheduler")
     if algorithm == "abdada" and not shared:
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
@@ -118,4 +124,4 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         raise ConfigError(src.problems)
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
-                               speculative, 25 if margin is None else margin, shared, bool(threads))
+                               speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process))

@@ -33,11 +33,13 @@ class SearcherConfig:
     exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
     table: str = ""  # name of the table the workers share (shared memory, or their process's: ``threads``)
     defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
+    weights: tuple[float, ...] | None = None  # the categories' weights (default 1)
 
     def make_searcher(self):
         from evaluation.spec import EvalSpec
         from players.searcher import Searcher
-        searcher = Searcher(EvalSpec.parse(self.mask), 1 if self.table else self.hash_mb, null_move=self.null_move,
+        spec = EvalSpec.parse(self.mask, self.weights)
+        searcher = Searcher(spec, 1 if self.table else self.hash_mb, null_move=self.null_move,
                             lmr=self.lmr, futility=self.futility, exact=self.exact,
                             defer=self.defer and bool(self.table))
         if self.table:

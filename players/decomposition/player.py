@@ -14,7 +14,7 @@ from players.result import SearchLimits, SearchResult
 from players.searcher import mate_in_moves
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
-from .runner import DaskRunner, InlineRunner
+from .runner import DaskRunner, InlineRunner, ThreadRunner
 
 
 class DecompositionPlayer:
@@ -34,8 +34,12 @@ class DecompositionPlayer:
 
     def start(self) -> "DecompositionPlayer":
         if self._runner is None:
-            self._runner = DaskRunner(self.config.workers, self.config.scheduler, threads=self.config.threads) \
-                if self.config.workers > 1 or self.config.scheduler else InlineRunner()
+            if self.config.in_process and self.config.workers > 1:
+                self._runner = ThreadRunner(self.config.workers)
+            elif self.config.workers > 1 or self.config.scheduler:
+                self._runner = DaskRunner(self.config.workers, self.config.scheduler, threads=self.config.threads)
+            else:
+                self._runner = InlineRunner()
             self._options()
         return self
 

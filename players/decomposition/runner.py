@@ -85,6 +85,66 @@ class InlineRunner:
         jobs.drop_prefix_sync(prefix)
 
 
+class ThreadRunner:
+    """Jobs on search threads of this very process, no Dask (a :class:`concilio.cluster.Runner`):
+    the team of an ensemble instance that is itself a parallel search (it already lives on a
+    Dask worker), or of a player inside a match's game worker.  The search releases the GIL,
+    so the threads search at the same time; a shared table is this process's memory."""
+
+    client = None
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+        self.messages = 0
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="concilio-team")
+        self._next = 0
+
+    def submit(self, fn: Callable, *args, key: str = "", home: Hashable | None = None):
+        self._next += 1
+        return self.submit_to(self._next, fn, *args, key=key)
+
+    def submit_to(self, index: int, fn: Callable, *args, key: str = ""):
+        self.messages += 2
+        return self._pool.submit(fn, *args)
+
+    def first_done(self, futures: list):
+        from concurrent.futures import FIRST_COMPLETED, wait
+        done, _ = wait(futures, return_when=FIRST_COMPLETED)
+        return next(f for f in futures if f in done)
+
+    def share(self, betas: dict[str, int]) -> None:
+        if betas:
+            self.messages += 1
+            _run(jobs.share_beta(betas))
+
+    def stop(self, job_ids: list[str]) -> None:
+        if job_ids:
+            self.messages += 1
+            _run(jobs.stop_jobs(job_ids))
+
+    def new_table(self, name: str, size_mb: float) -> str:
+        jobs.create_local_table(name, size_mb)
+        return name
+
+    def release_table(self, name: str) -> None:
+        _run(jobs.release_table(name))
+
+    def drop_prefix(self, prefix: str) -> None:
+        jobs.drop_prefix_sync(prefix)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run(coroutine) -> Any:
+    """Run one of the workers' signal coroutines here (they only take a lock and set flags)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("a signal coroutine awaited something")  # pragma: no cover - they never do
+
+
 class SearchActor:
     """The worker end of the message layer (a Dask actor, one per worker or search thread)."""
 
