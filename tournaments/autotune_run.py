@@ -159,6 +159,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
             for suite in confirm:
                 added += run_phase1(store, needed, suite.positions, limits, config.budget_key, False, config.workers,
                                     client=client, progress=progress)
+            view = StoreView(store, config.budget_key)  # the searches just added, too
         held = Suite(f"{train.name} (held-out games)", train.path, validate_positions, [])
         comparisons = [_compare(view, contenders, held, "validate", warn)]
         comparisons += [_compare(view, contenders, suite, "confirm", warn) for suite in confirm]

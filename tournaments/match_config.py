@@ -135,9 +135,9 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
-    if concurrency > 1 and any(p.kind in ("decomposition", "cascade") or p.distributed for p in players):
-        src.problem(("concurrency",), "players with their own Dask workers (decomposition, distributed ensembles) "
-                    "need concurrency: 1")
+    if concurrency > 1 and any(p.distributed or not _in_process(p) for p in players):
+        src.problem(("concurrency",), "players with their own Dask workers (decomposition or cascade without "
+                    "in_process, distributed ensembles) need concurrency: 1")
     if rules.time_control.equal_time and any(p.kind in ("uci", "xboard") for p in players):
         src.problem(("time_control", "equal_time"), "equal-time node budgets are for Concilio's players; an "
                                                     "external engine's nodes are not comparable: use movetime")
@@ -279,6 +279,20 @@ def read_book(path: Path) -> list[tuple[str, tuple[str, ...], str]]:
     if not book:
         raise ValueError(f"{path}: no usable opening")
     return book
+
+
+def _in_process(entry: PlayerEntry) -> bool:
+    """Whether a player runs inside its game's worker (no cluster of its own), so that games
+    can run in parallel: everything but decomposition teams on Dask workers and cascades
+    whose phases need them."""
+    if entry.kind == "decomposition":
+        from players.decomposition.config import load_decomposition
+        return load_decomposition(entry.decomposition).in_process
+    if entry.kind == "cascade":
+        from players.cascade.config import load_cascade
+        cascade = load_cascade(entry.cascade)
+        return cascade.decomposition.in_process and cascade.ensemble.cluster.inline
+    return True
 
 
 def _time_control(src: YamlSource, value: Any) -> TimeControl:

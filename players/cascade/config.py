@@ -6,22 +6,25 @@
                                # (abdada, or lazy_smp with shared_table: true)
     share: 0.4                 # phase 1's share of the move's budget (0 < share < 1)
     max_candidates: 0          # 0: every distinct proposal; k: the k the criterion values most
-    unanimous: play            # one candidate: play it at once (play), or verify it (search)
+    unanimous: widen           # one candidate: play it at once (play), or spend phase 2 on a search of
+                               # every root move (widen: a fixed budget per move is not wasted)
+    in_process: false          # both phases in the calling process: the instances one after another,
+                               # the team on its threads (equal-time node budgets: games in parallel)
 
 The ensemble's instances run on its own workers and the decomposition's threads on its
 own; the two phases never overlap, so on n cores each phase has them all.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from concilio.config import ConfigError, check_keys, find_config, get_int, get_number, load_yaml
+from concilio.config import ConfigError, check_keys, find_config, get_bool, get_int, get_number, load_yaml
 from ensemble.config import EnsembleConfig, load_config
 from players.decomposition.config import DecompositionConfig, load_decomposition
 
-TOP_KEYS = {"name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous"}
-UNANIMOUS = ("play", "search")
+TOP_KEYS = {"name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous", "in_process"}
+UNANIMOUS = ("play", "widen", "search")
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class CascadeConfig:
     decomposition: DecompositionConfig
     share: float = 0.4
     max_candidates: int = 0
-    unanimous: str = "play"
+    unanimous: str = "widen"
     source: str = ""
 
 
@@ -74,9 +77,13 @@ def load_cascade(path: str | Path | None = None, text: str | None = None) -> Cas
     if not 0 < share < 1:
         src.problem(("share",), f"share must be between 0 and 1 (exclusive), got {share!r}")
     top = get_int(src, data, ("max_candidates",), 0, 0)
-    unanimous = str(data.get("unanimous", "play"))
+    unanimous = str(data.get("unanimous", "widen"))
     if unanimous not in UNANIMOUS:
         src.problem(("unanimous",), f"{unanimous!r} is not one of {', '.join(UNANIMOUS)}")
+    if get_bool(src, data, ("in_process",), False) and ensemble is not None and decomposition is not None:
+        ensemble = replace(ensemble, cluster=replace(ensemble.cluster, inline=True, workers=ensemble.cluster.workers
+                                                     or len(ensemble.instances)))
+        decomposition = replace(decomposition, in_process=True)
     if src.problems:
         raise ConfigError(src.problems)
     assert ensemble is not None and decomposition is not None

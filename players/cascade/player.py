@@ -106,17 +106,23 @@ class CascadePlayer:
             why = "stopped" if self._stopped.is_set() else "unanimous"
             lines.append(f"phase 2 skipped ({why}): {decision.move}")
             chosen = next((r for r in decision.results if r.bestmove == decision.move), None)
-            return Played.of(chosen, decision.move, seconds, nodes1, f"cascade {why} {decision.move}", tuple(lines))
+            return Played.of(chosen, decision.move, seconds, nodes1, f"cascade {why} {decision.move} nodes {nodes1}",
+                             tuple(lines))
+        root_moves = candidates
+        if len(candidates) == 1 and self.config.unanimous == "widen":
+            root_moves = ()  # the instances agree: phase 2 checks the move against every other
         if phase2 is None:  # a movetime: phase 2 has what phase 1 left
             assert sl.movetime is not None
             left = sl.movetime - int((time.perf_counter() - start) * 1000)
             phase2 = SearchLimits(movetime=max(1, left))
-        result = self.decomposition.search(board, phase2, candidates)
-        move = result.bestmove if result.bestmove in candidates else decision.move
+        result = self.decomposition.search(board, phase2, root_moves)
+        move = result.bestmove if result.bestmove in candidates or not root_moves else decision.move
         seconds = time.perf_counter() - start
-        lines.append(f"phase 2 ({self.config.decomposition.algorithm}, {len(candidates)} root moves): {move} "
+        lines.append(f"phase 2 ({self.config.decomposition.algorithm}, "
+                     f"{len(root_moves) or 'all'} root moves): {move} "
                      f"{result.score_text()} depth {result.depth} nodes {result.nodes}")
         if info is not None:
             info(result.summary(nodes1 + result.nodes, seconds))
         return Played.of(result, move, seconds, nodes1 + result.nodes,
-                         f"cascade {' '.join(candidates)} -> {move} d{result.depth}", tuple(lines))
+                         f"cascade {' '.join(candidates) if root_moves else 'widened ' + candidates[0]} -> {move} "
+                         f"d{result.depth} nodes {nodes1 + result.nodes}", tuple(lines))

@@ -44,7 +44,7 @@ def test_phase_two_chooses_among_the_candidates_and_counts_every_node(tmp_path):
     assert 0 < searched <= 3000 and played.nodes > searched  # phase 1's nodes are counted too
 
 
-def test_a_unanimous_phase_one_decides_alone_unless_told_to_verify(tmp_path):
+def test_a_unanimous_phase_one_is_played_verified_or_widened_as_told(tmp_path):
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")  # back-rank mate: Ra8#
     with CascadePlayer(load_cascade(write(tmp_path))).start() as player:
         played = player.play(board, MoveLimits(nodes=4000))
@@ -52,6 +52,9 @@ def test_a_unanimous_phase_one_decides_alone_unless_told_to_verify(tmp_path):
     with CascadePlayer(load_cascade(write(tmp_path, unanimous="search"))).start() as player:
         played = player.play(board, MoveLimits(nodes=4000))
     assert played.move == "a1a8" and played.report[-1].startswith("phase 2 (abdada, 1 root moves)")
+    with CascadePlayer(load_cascade(write(tmp_path, unanimous="widen"))).start() as player:
+        played = player.play(board, MoveLimits(nodes=4000))
+    assert played.move == "a1a8" and played.report[-1].startswith("phase 2 (abdada, all root moves)")
 
 
 def test_the_budget_is_split_by_the_share(tmp_path):
@@ -65,7 +68,7 @@ def test_the_budget_is_split_by_the_share(tmp_path):
 @pytest.mark.parametrize("change, message", [
     ({"share": 1.5}, "cascade.yaml:4: share: share must be between 0 and 1"),
     ({"decomposition": "algorithm: pv_split\nworkers: 2\n"}, "pv_split: phase 2 searches the candidates only"),
-    ({"unanimous": "vote"}, "'vote' is not one of play, search"),
+    ({"unanimous": "vote"}, "'vote' is not one of play, widen, search"),
 ])
 def test_bad_cascade_files_name_the_field(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
@@ -86,3 +89,17 @@ def test_a_match_file_takes_a_cascade_and_keeps_it_off_parallel_games(tmp_path):
     match.write_text(match.read_text().replace(str(cascade), str(tmp_path / "none.yaml")))
     with pytest.raises(ConfigError, match=r"m.yaml:1: players\[0\].cascade: .*none.yaml: no such config"):
         load_match_config(match)
+
+
+def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):
+    from tournaments.match_config import load_match_config
+    cascade = write(tmp_path)
+    cascade.write_text(cascade.read_text().replace("pair.yaml", "pair2.yaml") + "in_process: true\n")
+    (tmp_path / "pair2.yaml").write_text(ENSEMBLE.replace("cluster: {inline: true}\n", "cluster: {workers: 2}\n"))
+    config = load_cascade(cascade)
+    assert config.ensemble.cluster.inline and config.ensemble.cluster.workers == 2
+    assert config.decomposition.in_process
+    match = tmp_path / "m.yaml"
+    match.write_text(f"players: [{{name: c, cascade: {cascade}}}, {{name: f, full: true}}]\ngames: 2\n"
+                     f"time_control: {{nodes: 500, equal_time: true}}\nconcurrency: 2\noutput: {tmp_path / 'out'}\n")
+    assert load_match_config(match).concurrency == 2
