@@ -89,3 +89,25 @@ def test_no_shipped_config_reads_outside_the_package():
     for path in packaged("configs").rglob("*.yaml"):
         for text in strings(yaml.safe_load(path.read_text())):
             assert "../" not in text and not text.startswith("/"), f"{path}: {text}"
+
+
+def test_every_shipped_config_loads_with_its_kind():
+    """A shipped file that its command would refuse is a defect nobody sees until they run it."""
+    from ensemble.config import load_config
+    from players.cascade.config import load_cascade
+    from players.decomposition.config import load_decomposition
+    from tournaments.autotune_config import load_autotune_config
+    from tournaments.match_config import load_match_config
+    from tournaments.speedup import load_speedup
+    from tournaments.suite_config import load_suite_config
+    loaders = {"ensembles": load_config, "cascade": load_cascade, "decomposition": load_decomposition,
+               "tuning": load_autotune_config, "tournaments": load_match_config, "suites": load_suite_config}
+    seen = set()
+    for path in sorted(packaged("configs").rglob("*.yaml")):
+        kind = path.parent.name
+        if kind == "decomposition" and path.stem.startswith("speedup"):
+            load_speedup(path)
+        else:
+            loaders[kind](path)
+        seen.add(kind)
+    assert seen == set(loaders)
