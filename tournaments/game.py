@@ -202,6 +202,8 @@ def _comment(answer) -> str:
     if answer.score is not None:
         parts.append(f"{answer.score / 100:+.2f}/{answer.depth or 0}")
     parts.append(f"{answer.seconds:.2f}s")
+    if answer.nodes is not None:
+        parts.append(f"nodes {answer.nodes}")  # every search behind the move: budget fairness is checked from these
     if answer.note:
         parts.append(answer.note)
     return " ".join(parts)

@@ -106,7 +106,7 @@ class CascadePlayer:
             why = "stopped" if self._stopped.is_set() else "unanimous"
             lines.append(f"phase 2 skipped ({why}): {decision.move}")
             chosen = next((r for r in decision.results if r.bestmove == decision.move), None)
-            return Played.of(chosen, decision.move, seconds, nodes1, f"cascade {why} {decision.move} nodes {nodes1}",
+            return Played.of(chosen, decision.move, seconds, nodes1, f"cascade {why} {decision.move}",
                              tuple(lines))
         root_moves = candidates
         if len(candidates) == 1 and self.config.unanimous == "widen":
@@ -125,4 +125,4 @@ class CascadePlayer:
             info(result.summary(nodes1 + result.nodes, seconds))
         return Played.of(result, move, seconds, nodes1 + result.nodes,
                          f"cascade {' '.join(candidates) if root_moves else 'widened ' + candidates[0]} -> {move} "
-                         f"d{result.depth} nodes {nodes1 + result.nodes}", tuple(lines))
+                         f"d{result.depth}", tuple(lines))

@@ -138,7 +138,7 @@ class DecompositionPlayer:
         if info is not None:
             for it in result.iterations:
                 info(it)
-        return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes, f"nodes {result.nodes}")
+        return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes)
 
     def close(self) -> None:
         if self._runner is not None and self._table:
