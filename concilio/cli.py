@@ -248,6 +248,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.output:
         from pathlib import Path
         config = replace(config, output=Path(args.output).resolve())
+    if args.summary_only:
+        from tournaments.match_run import report_only
+        for s in report_only(config):
+            print(s.line(config))
+        print(f"summary: {config.output / 'summary.md'}")
+        return 0
     print(f"Match {config.name}: {', '.join(p.name for p in config.players)} ({config.mode}); "
           f"{config.games} games per pairing; {config.rules.time_control.describe()}; output {config.output}")
     outcome = run_match(config, progress=not args.quiet)
@@ -377,6 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
     p.add_argument("--output", help="output folder (overrides the file)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--summary-only", action="store_true",
+                   help="rewrite summary.md from the games so far and play nothing (safe while the match runs)")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("uci", help="be a UCI engine on stdin/stdout")

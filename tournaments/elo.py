@@ -128,3 +128,23 @@ def sprt(wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: fl
     s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
     llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
     return SprtState(llr, lower, upper)
+
+
+def pentanomial_sprt(pairs: Sequence[int], elo0: float, elo1: float, alpha: float = 0.05,
+                     beta: float = 0.05) -> SprtState:
+    """The generalised SPRT on game pairs (fishtest's and OpenBench's model for paired
+    books): the log-likelihood ratio of the pair scores' mean under a normal approximation,
+    with the variance of the pairs, which pairing makes smaller than the games'.
+    ``pairs[k]`` counts pairs that scored k/2 of 2 points."""
+    if len(pairs) != 5:
+        raise ValueError("pentanomial counts are five numbers: pairs scoring 0, 0.5, 1, 1.5, 2")
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    n = sum(pairs)
+    if n == 0:
+        return SprtState(0.0, lower, upper)
+    mean = sum(c * k / 4 for k, c in enumerate(pairs)) / n
+    var = sum(c * (k / 4 - mean) ** 2 for k, c in enumerate(pairs)) / n
+    if var == 0:
+        return SprtState(0.0, lower, upper)
+    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    return SprtState(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), lower, upper)

@@ -18,7 +18,7 @@ from typing import Callable
 
 from concilio.cluster import Resident, open_cluster
 from players.player import Player
-from .elo import EloEstimate, SprtState, from_points, pentanomial, sprt
+from .elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
 from .game import GameRecord, GameSpec, play_game
 from .match_config import MatchConfig
 from .match_players import PlayerEntry
@@ -67,17 +67,25 @@ class PairingSummary:
         return from_points(self.scores)
 
     def pentanomial(self) -> EloEstimate | None:
+        counts = self.pair_counts()
+        return pentanomial(counts) if sum(counts) else None
+
+    def pair_counts(self) -> list[int]:
+        """Finished opening pairs by points scored (0, 0.5, 1, 1.5, 2)."""
         counts = [0] * 5
         for pair, pts in self.pairs.items():
             if self.pair_games[pair] == 2:
                 counts[min(4, max(0, round(pts * 2)))] += 1
-        return pentanomial(counts) if sum(counts) else None
+        return counts
 
     def sprt(self, config: MatchConfig) -> SprtState | None:
+        """On game pairs where the book pairs the openings (the model fishtest uses), else on games."""
         if config.sprt is None:
             return None
-        w, d, l = self.wdl
         s = config.sprt
+        if config.openings:
+            return pentanomial_sprt(self.pair_counts(), s.elo0, s.elo1, s.alpha, s.beta)
+        w, d, l = self.wdl
         return sprt(w, d, l, s.elo0, s.elo1, s.alpha, s.beta)
 
     def line(self, config: MatchConfig) -> str:
@@ -115,6 +123,16 @@ def read_records(folder: Path) -> list[GameRecord]:
         except (json.JSONDecodeError, TypeError):
             continue
     return records
+
+
+def report_only(config: MatchConfig) -> list[PairingSummary]:
+    """Rewrite ``summary.md`` (and the plot) from the games played so far, touching nothing
+    else: safe while the match itself still runs in another process."""
+    records = read_records(config.output)
+    summaries = summarise(config, records)
+    config.output.mkdir(parents=True, exist_ok=True)
+    write_summary(config, summaries, config.output, records)
+    return summaries
 
 
 def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSummary]:
@@ -171,7 +189,7 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
         if config.concurrency <= 1 and client is None:
             for player in _PLAYERS.pop_all():
                 player.close()
-    write_summary(config, summaries, folder)
+    write_summary(config, summaries, folder, records)
     return MatchOutcome(records, summaries, played, stopped)
 
 
@@ -221,7 +239,8 @@ def _append(folder: Path, record: GameRecord) -> None:
         os.fsync(handle.fileno())
 
 
-def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: Path) -> None:
+def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: Path,
+                  records: list[GameRecord] | None = None) -> None:
     """The match's table: one row per pairing.  Each pairing's p-value (score ≠ 50 %, from
     the pentanomial model when the openings are paired) is adjusted over all pairings
     (Holm, Benjamini-Hochberg); '*' marks a difference significant after Holm."""
@@ -244,4 +263,24 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
                      f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
                      f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {e.p_value:.3f} | {p_holm:.3f}{mark} | "
                      f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |")
+    lines += _evidence(config, summaries, estimates, folder, records or [])
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def _evidence(config: MatchConfig, summaries: list[PairingSummary], estimates: list[EloEstimate], folder: Path,
+              records: list[GameRecord]) -> list[str]:
+    """Budgets per player, failures, and the Elo plot (``tournaments.match_report``)."""
+    from .match_report import budget_table, forfeits, move_budgets, plot_elo
+    lines = []
+    if records:
+        lost = forfeits(records)
+        lines += ["", f"Games lost by a failure (time, illegal or missing move, crash): **{len(lost)}**"
+                  + ("" if not lost else ": " + ", ".join(f"{r.id} ({r.termination})" for r in lost[:20]))
+                  + ".", "", "What each player spent per move (its PGN comments; book moves excluded):", ""]
+        lines += budget_table(move_budgets(records))
+    if len(summaries) > 1 and any(s.games for s in summaries):
+        shown = [(f"{s.player} - {s.opponent}", e) for s, e in zip(summaries, estimates) if s.games]
+        plot = plot_elo([a for a, _ in shown], [e for _, e in shown], folder / "elo.png", f"Match {config.name}")
+        if plot is not None:
+            lines += ["", f"![Elo per pairing]({plot.name})"]
+    return lines

@@ -80,3 +80,16 @@ def test_elo_from_points_matches_trinomial_and_takes_fractions():
     assert (a.elo, a.low, a.high) == pytest.approx((b.elo, b.low, b.high))
     c = from_points([0.75, 0.25, 1.0, 0.5])
     assert c.score == pytest.approx(0.625) and c.games == 4
+
+
+def test_pentanomial_sprt_against_a_hand_computed_llr():
+    from tournaments.elo import pentanomial_sprt
+    # 100 pairs, mean 0.5, pair variance (10 x 0.25^2 + 10 x 0.25^2) / 100 = 0.0125.
+    s1 = 1 / (1 + 10 ** (-5 / 400))
+    state = pentanomial_sprt([0, 10, 80, 10, 0], 0, 5)
+    assert state.llr == pytest.approx(100 * (s1 - 0.5) * (1 - 0.5 - s1) / (2 * 0.0125))
+    assert state.llr == pytest.approx(-0.2069, abs=1e-3) and state.decision is None
+    assert pentanomial_sprt([0, 0, 100, 300, 100], 0, 5).decision == "H1"
+    assert pentanomial_sprt([100, 300, 100, 0, 0], 0, 5).decision == "H0"
+    with pytest.raises(ValueError):
+        pentanomial_sprt([1, 2, 3], 0, 5)
