@@ -38,6 +38,21 @@ class ConfigNotFound(ConfigError):
     """A config name that resolves nowhere; the message lists every place looked at."""
 
 
+def load_checked(path: str | Path | None, text: str | None, kind: str, parse) -> Any:
+    """Find (``path`` may be a name of ``kind``), read and validate a config file:
+    ``parse(src, folder, given)`` builds it and reports problems on ``src``; every problem
+    is raised at once, each with its file, line and field."""
+    given = str(path) if path is not None else "<text>"
+    if path is not None and text is None:
+        path = find_config(path, kind)
+    src = load_yaml(path, text)
+    config = parse(src, Path(path).resolve().parent if path is not None else Path.cwd(), given)
+    if src.problems:
+        raise ConfigError(src.problems)
+    assert config is not None
+    return config
+
+
 def config_candidates(name: str | Path, kinds: tuple[str, ...]) -> list[Path]:
     """Every file a config name may stand for, in lookup order."""
     given = Path(name).expanduser()

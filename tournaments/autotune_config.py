@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from concilio.config import ConfigError, YamlSource, as_mapping, check_keys, find_config, get_int, get_number, load_yaml
+from concilio.config import YamlSource, as_mapping, check_keys, get_int, get_number, load_checked
 from ensemble.config import InstanceConfig, default_label
 from ensemble.distribution import DistributionError, distribute
 from ensemble.selection import CRITERIA
@@ -72,15 +72,7 @@ class AutotuneConfig:
 
 
 def load_autotune_config(path: str | Path | None = None, text: str | None = None) -> AutotuneConfig:
-    given = str(path) if path is not None else "<text>"
-    if path is not None and text is None:
-        path = find_config(path, "tuning")
-    src = load_yaml(path, text)
-    config = _parse(src, Path(path).resolve().parent if path is not None else Path.cwd(), given)
-    if src.problems:
-        raise ConfigError(src.problems)
-    assert config is not None
-    return config
+    return load_checked(path, text, "tuning", _parse)
 
 
 def _parse(src: YamlSource, folder: Path, given: str) -> AutotuneConfig | None:

@@ -202,8 +202,9 @@ def _compare(view: StoreView, contenders: list[Contender], suite: Suite, role: s
     gains = {}
     if common and all(p.points for p in common):
         for name in others:
-            gains[name] = paired_mean_difference([position_value(p, m, "points") for p, m in zip(common, moves_of[TUNED])],
-                                                 [position_value(p, m, "points") for p, m in zip(common, moves_of[name])])
+            ours = [position_value(p, m, "points") for p, m in zip(common, moves_of[TUNED])]
+            theirs = [position_value(p, m, "points") for p, m in zip(common, moves_of[name])]
+            gains[name] = paired_mean_difference(ours, theirs)
     return SuiteComparison(suite.name, role, scores, {(TUNED, name): t for name, t in zip(others, tests)}, gains)
 
 
@@ -305,7 +306,8 @@ def report_markdown(config: AutotuneConfig, tuned: Contender, results: dict[str,
             pts = f"{s.points / s.n:.3f}" if s.max_points else "-"
             gain = comp.points_gain.get(player)
             rows.append([player, s.criterion or "(engine)", s.cd.format(), s.val.format(), f"{s.cs:.3f}", pts,
-                         test.format() if test else "", f"{gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]" if gain else ""])
+                         test.format() if test else "",
+                         f"{gain[0]:+.3f} [{gain[1]:+.3f}, {gain[2]:+.3f}]" if gain else ""])
         lines.append(markdown_table(["player", "criterion", "C_D", "Val", "C_s", "points/pos", "tuned vs",
                                      "points gain"], rows))
     return "\n".join(lines) + "\n"

@@ -198,22 +198,15 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
             workers = get_int(src, data, path + ("workers",), None, 1, 512)
             out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
                                    distributed=distributed, workers=workers))
-        elif kind == "decomposition":
+        elif kind in ("decomposition", "cascade"):
+            from players.cascade.config import load_cascade
             from players.decomposition.config import load_decomposition
             try:
-                load_decomposition(str(data["decomposition"]))
+                (load_decomposition if kind == "decomposition" else load_cascade)(str(data[kind]))
             except ConfigError as exc:
-                src.problem(path + ("decomposition",), "; ".join(exc.problems))
+                src.problem(path + (kind,), "; ".join(exc.problems))
                 continue
-            out.append(PlayerEntry(name, "decomposition", decomposition=str(data["decomposition"])))
-        elif kind == "cascade":
-            from players.cascade.config import load_cascade
-            try:
-                load_cascade(str(data["cascade"]))
-            except ConfigError as exc:
-                src.problem(path + ("cascade",), "; ".join(exc.problems))
-                continue
-            out.append(PlayerEntry(name, "cascade", cascade=str(data["cascade"])))
+            out.append(PlayerEntry(name, kind, **{kind: str(data[kind])}))
         else:
             command = data[kind]
             if isinstance(command, str):

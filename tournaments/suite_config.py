@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
-                             load_yaml)
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                             load_checked)
 from concilio.resources import resolve_data_reference
 from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config
 from ensemble.selection import CRITERIA, SelectionError, check_params
@@ -127,15 +127,7 @@ def instance_key(inst: InstanceConfig) -> str:
 
 
 def load_suite_config(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:
-    given = str(path) if path is not None else "<text>"
-    if path is not None and text is None:
-        path = find_config(path, "suites")
-    src = load_yaml(path, text)
-    config = _parse(src, Path(path).resolve().parent if path is not None else Path.cwd(), given)
-    if src.problems:
-        raise ConfigError(src.problems)
-    assert config is not None
-    return config
+    return load_checked(path, text, "suites", _parse)
 
 
 def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
