@@ -14,7 +14,7 @@
     max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
     adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
     concurrency: 2            # games in parallel on Dask workers
-    sprt: {elo0: 0, elo1: 20, alpha: 0.05, beta: 0.05}
+    sprt: {elo0: 0, elo1: 20, alpha: 0.05, beta: 0.05}   # min_games: N plays on to N games once decided
     output: runs/quick
 """
 from __future__ import annotations
@@ -51,6 +51,7 @@ class Sprt:
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    min_games: int = 0  # the match goes on to at least this many games even once the test has decided
 
 
 @dataclass(frozen=True)
@@ -342,7 +343,7 @@ def _sprt(src: YamlSource, value: Any) -> Sprt | None:
     data = as_mapping(src, value, path)
     if data is None:
         return None
-    check_keys(src, data, path, {"elo0", "elo1", "alpha", "beta"})
+    check_keys(src, data, path, {"elo0", "elo1", "alpha", "beta", "min_games"})
     if "elo0" not in data or "elo1" not in data:
         src.problem(path, "give elo0 and elo1")
         return None
@@ -354,4 +355,5 @@ def _sprt(src: YamlSource, value: Any) -> Sprt | None:
         src.problem(path + ("elo1",), "elo1 must be greater than elo0")
     if not (alpha < 0.5 and beta < 0.5):
         src.problem(path, "alpha and beta must be below 0.5")
-    return Sprt(elo0, elo1, alpha, beta)
+    min_games = get_int(src, data, path + ("min_games",), 0, 0) or 0
+    return Sprt(elo0, elo1, alpha, beta, min_games)

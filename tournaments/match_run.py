@@ -220,8 +220,9 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
 
 
 def _decided(config: MatchConfig, summaries: list[PairingSummary]) -> bool:
-    """With an SPRT and a single pairing, the match stops once the test decides."""
-    if config.sprt is None or len(summaries) != 1:
+    """With an SPRT and a single pairing, the match stops once the test decides (and it has
+    played the file's ``min_games``)."""
+    if config.sprt is None or len(summaries) != 1 or summaries[0].games < config.sprt.min_games:
         return False
     state = summaries[0].sprt(config)
     return state is not None and state.decision is not None

@@ -90,6 +90,22 @@ def test_pentanomial_sprt_against_a_hand_computed_llr():
     assert state.llr == pytest.approx(100 * (s1 - 0.5) * (1 - 0.5 - s1) / (2 * 0.0125))
     assert state.llr == pytest.approx(-0.2069, abs=1e-3) and state.decision is None
     assert pentanomial_sprt([0, 0, 100, 300, 100], 0, 5).decision == "H1"
+    assert pentanomial_sprt([0, 0, 0, 0, 30], 0, 5).decision == "H1"  # no variance, all won
+    assert pentanomial_sprt([0, 0, 30, 0, 0], 0, 5).llr == 0.0
     assert pentanomial_sprt([100, 300, 100, 0, 0], 0, 5).decision == "H0"
     with pytest.raises(ValueError):
         pentanomial_sprt([1, 2, 3], 0, 5)
+
+
+def test_an_sprt_with_min_games_does_not_stop_the_match_early():
+    from types import SimpleNamespace
+
+    from tournaments.match_config import Sprt
+    from tournaments.match_run import PairingSummary, _decided
+    summary = PairingSummary("a", "b")
+    for i in range(60):  # 30 pairs, 20 won 2-0 and 10 won 1.5-0.5: decided long before 100 games
+        summary.add(SimpleNamespace(points=0.5 if i % 6 == 5 else 1.0, player_is_white=i % 2 == 0), i)
+    config = SimpleNamespace(sprt=Sprt(0, 20), openings=("x",))
+    assert summary.sprt(config).decision == "H1" and _decided(config, [summary])
+    config.sprt = Sprt(0, 20, min_games=100)
+    assert not _decided(config, [summary])
