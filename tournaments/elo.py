@@ -145,7 +145,6 @@ def pentanomial_sprt(pairs: Sequence[int], elo0: float, elo1: float, alpha: floa
     mean = sum(c * k / 4 for k, c in enumerate(pairs)) / n
     var = sum(c * (k / 4 - mean) ** 2 for k, c in enumerate(pairs)) / n
     s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
-    if var == 0:  # every pair alike: beyond both hypotheses the evidence is decisive, between them none
-        llr = math.inf if mean > s1 else -math.inf if mean < s0 else 0.0
-        return SprtState(llr, lower, upper)
+    if var == 0:  # every pair alike (a handful of pairs): the normal model has nothing to go on, so no decision
+        return SprtState(0.0, lower, upper)
     return SprtState(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), lower, upper)

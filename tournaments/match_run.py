@@ -264,6 +264,11 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
                      f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
                      f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {e.p_value:.3f} | {p_holm:.3f}{mark} | "
                      f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |")
+    if config.sprt is not None:
+        lines += ["", f"SPRT(elo0 {config.sprt.elo0:g}, elo1 {config.sprt.elo1:g}, α {config.sprt.alpha:g}, "
+                      f"β {config.sprt.beta:g}), on game pairs where the book pairs them:", ""]
+        lines += [f"* {s.player} vs {s.opponent}: {state.format()}" for s in summaries
+                  if (state := s.sprt(config)) is not None]
     lines += _evidence(config, summaries, estimates, folder, records or [])
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 

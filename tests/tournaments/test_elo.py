@@ -90,7 +90,7 @@ def test_pentanomial_sprt_against_a_hand_computed_llr():
     assert state.llr == pytest.approx(100 * (s1 - 0.5) * (1 - 0.5 - s1) / (2 * 0.0125))
     assert state.llr == pytest.approx(-0.2069, abs=1e-3) and state.decision is None
     assert pentanomial_sprt([0, 0, 100, 300, 100], 0, 5).decision == "H1"
-    assert pentanomial_sprt([0, 0, 0, 0, 30], 0, 5).decision == "H1"  # no variance, all won
+    assert pentanomial_sprt([0, 0, 0, 0, 1], 0, 5).decision is None  # one pair won: no variance, no decision
     assert pentanomial_sprt([0, 0, 30, 0, 0], 0, 5).llr == 0.0
     assert pentanomial_sprt([100, 300, 100, 0, 0], 0, 5).decision == "H0"
     with pytest.raises(ValueError):

@@ -1,0 +1,94 @@
+"""The working tree against an earlier commit in games, until an SPRT decides (fishtest's and
+OpenBench's gate for an engine-strength change).
+
+The earlier commit is checked out into a temporary git worktree with a numba cache of its own;
+both trees play as UCI engines (``python -m concilio uci``, each with its own PYTHONPATH and
+cache), so neither gets the in-process advantage.  Games come from the 8-move book, each opening
+twice with colours swapped, at a short time control (100 ms per move by default, or a clock such
+as 10+0.1); the SPRT runs on game pairs (pentanomial) and stops the match by itself.  The output
+folder resumes like any match.  The last lines are what a kept change's commit message carries:
+the SPRT result and both bench signatures.
+
+Usage: python benchmarks/sprt_commits.py REV [--movetime MS | --clock 10+0.1] [--elo0 0] [--elo1 5]
+       [--games 4000] [--concurrency 2] [--output runs/sprt-REV]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.compare_commits import bench  # noqa: E402
+
+
+def engine(tree: Path, cache: Path) -> list[str]:
+    """The command line of one tree's UCI engine."""
+    return ["env", f"PYTHONPATH={tree}", f"NUMBA_CACHE_DIR={cache}", sys.executable, "-m", "concilio", "uci"]
+
+
+def match_file(rev: str, work: list[str], base: list[str], time_control: dict, elo0: float, elo1: float,
+               games: int, concurrency: int, output: Path) -> dict:
+    """The match: the working tree against REV, SPRT on game pairs, stopping by itself."""
+    return {"name": f"sprt-{rev}",
+            "description": f"working tree against {rev}: SPRT({elo0:g}, {elo1:g}) on game pairs",
+            "players": [{"name": "work", "uci": work, "timeout": 5.0}, {"name": "base", "uci": base, "timeout": 5.0}],
+            "baseline": "base", "mode": "gauntlet", "games": games,
+            "openings": {"file": "data:openings/8moves_v3-1000.epd", "seed": 18},
+            "time_control": time_control, "max_plies": 400,
+            "adjudication": {"resign": {"moves": 3, "score": 1000}, "draw": {"moves": 8, "score": 5, "after": 80}},
+            "concurrency": concurrency, "sprt": {"elo0": elo0, "elo1": elo1, "alpha": 0.05, "beta": 0.05},
+            "output": str(output)}
+
+
+def parse_clock(text: str) -> dict:
+    base, _, inc = text.partition("+")
+    return {"base": float(base), "increment": float(inc or 0)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rev", help="the earlier commit")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--movetime", type=int, default=100, help="ms per move (default 100)")
+    how.add_argument("--clock", help="a clock, BASE+INCREMENT in seconds, e.g. 10+0.1")
+    parser.add_argument("--elo0", type=float, default=0.0)
+    parser.add_argument("--elo1", type=float, default=5.0)
+    parser.add_argument("--games", type=int, default=4000, help="at most (the SPRT usually stops first)")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--output", help="match folder (default runs/sprt-REV-TC)")
+    args = parser.parse_args()
+    tc = parse_clock(args.clock) if args.clock else {"movetime": args.movetime}
+    label = args.clock or f"{args.movetime}ms"
+    output = Path(args.output or ROOT / "runs" / f"sprt-{args.rev}-{label}").resolve()
+    with tempfile.TemporaryDirectory(prefix="concilio-sprt-") as scratch:
+        base = Path(scratch) / "base"
+        subprocess.run(["git", "worktree", "add", "--detach", str(base), args.rev], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            caches = {"base": Path(scratch) / "cache-base", "work": Path(scratch) / "cache-work"}
+            signatures = {name: bench(tree, caches[name], None)[0] for name, tree in (("base", base), ("work", ROOT))}
+            config = Path(scratch) / "sprt.yaml"
+            config.write_text(yaml.safe_dump(match_file(
+                args.rev, engine(ROOT, caches["work"]), engine(base, caches["base"]), tc, args.elo0, args.elo1,
+                args.games, args.concurrency, output), sort_keys=False))
+            done = subprocess.run([sys.executable, "-m", "concilio", "match", str(config), "--quiet"], cwd=ROOT)
+            if done.returncode != 0:
+                return done.returncode
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, capture_output=True)
+    summary = (output / "summary.md").read_text().splitlines()
+    row = next((line for line in summary if line.startswith("| work |")), "")
+    sprt = next((line for line in summary if line.startswith("* work vs base:")), "")
+    print(f"SPRT({args.elo0:g}, {args.elo1:g}) at {label} against {args.rev}: {sprt[2:]}\n{row}")
+    print(f"Bench: {signatures['work']} (was {signatures['base']} at {args.rev})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""benchmarks/sprt_commits.py builds a match file the match command accepts."""
+import sys
+from pathlib import Path
+
+import yaml
+
+from tournaments.match_config import load_match_config
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from benchmarks.sprt_commits import engine, match_file, parse_clock  # noqa: E402
+
+
+def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
+    work, base = engine(Path("/a"), tmp_path / "ca"), engine(Path("/b"), tmp_path / "cb")
+    assert work[:3] == ["env", "PYTHONPATH=/a", f"NUMBA_CACHE_DIR={tmp_path / 'ca'}"] and work[-2:] == ["concilio", "uci"]
+    for tc in ({"movetime": 100}, parse_clock("10+0.1")):
+        path = tmp_path / "m.yaml"
+        path.write_text(yaml.safe_dump(match_file("abc123", work, base, tc, 0, 5, 4000, 2, tmp_path / "out")))
+        config = load_match_config(path)
+        assert config.pairings() == [("work", "base")] and config.sprt.elo1 == 5
+        assert config.entry("base").command == tuple(base)
+    assert parse_clock("10+0.1") == {"base": 10.0, "increment": 0.1}
