@@ -71,6 +71,29 @@ def forfeits(records: Sequence[GameRecord]) -> list[GameRecord]:
             and "adjudication" not in r.termination.lower()]
 
 
+def termination_kind(termination: str) -> str:
+    """A game's ending, without the names and numbers: 'resignation (adjudicated)', 'checkmate', ..."""
+    t = termination.lower()
+    if t.startswith("adjudication:"):
+        if "resigns" in t:
+            return "resignation (adjudicated)"
+        if "draw rule" in t:
+            return "draw rule (adjudicated)"
+        return "move limit (thesis adjudication)"
+    return t.split(":")[0] or "unknown"
+
+
+def endings_table(records: Sequence[GameRecord]) -> list[str]:
+    """How the games ended and how long they were: the games' PGN in one table."""
+    kinds: dict[str, list[int]] = {}
+    for r in records:
+        kinds.setdefault(termination_kind(r.termination), []).append(r.plies)
+    rows = ["| ending | games | half-moves, median [min, max] |", "|---|---|---|"]
+    for kind, plies in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+        rows.append(f"| {kind} | {len(plies)} | {statistics.median(plies):g} [{min(plies)}, {max(plies)}] |")
+    return rows
+
+
 def budget_table(budgets: dict[str, MoveBudgets]) -> list[str]:
     rows = ["| player | moves | nodes per move, median [5%, 95%] | depth, median [5%, 95%] | seconds per move, "
             "median [5%, 95%] |", "|---|---|---|---|---|"]

@@ -276,7 +276,7 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
 def _evidence(config: MatchConfig, summaries: list[PairingSummary], estimates: list[EloEstimate], folder: Path,
               records: list[GameRecord]) -> list[str]:
     """Budgets per player, failures, and the Elo plot (``tournaments.match_report``)."""
-    from .match_report import budget_table, forfeits, move_budgets, plot_elo
+    from .match_report import budget_table, endings_table, forfeits, move_budgets, plot_elo
     lines = []
     if records:
         lost = forfeits(records)
@@ -284,6 +284,7 @@ def _evidence(config: MatchConfig, summaries: list[PairingSummary], estimates: l
                   + ("" if not lost else ": " + ", ".join(f"{r.id} ({r.termination})" for r in lost[:20]))
                   + ".", "", "What each player spent per move (its PGN comments; book moves excluded):", ""]
         lines += budget_table(move_budgets(records))
+        lines += ["", "How the games ended (games.pgn holds every move):", ""] + endings_table(records)
     if len(summaries) > 1 and any(s.games for s in summaries):
         shown = [(f"{s.player} - {s.opponent}", e) for s, e in zip(summaries, estimates) if s.games]
         plot = plot_elo([a for a, _ in shown], [e for _, e in shown], folder / "elo.png", f"Match {config.name}")

@@ -1,7 +1,7 @@
 """The match report's evidence: budgets per player from PGN comments, failures, the plot."""
 from tournaments.elo import pentanomial
 from tournaments.game import GameRecord
-from tournaments.match_report import budget_table, forfeits, move_budgets, plot_elo
+from tournaments.match_report import budget_table, endings_table, forfeits, move_budgets, plot_elo
 
 PGN = """[White "a"]
 [Black "b"]
@@ -35,3 +35,11 @@ def test_the_elo_plot_is_written(tmp_path):
     estimates = [pentanomial([5, 10, 20, 10, 5]), pentanomial([2, 5, 20, 15, 8])]
     path = plot_elo(["a - b", "a - c"], estimates, tmp_path / "elo.png", "test")
     assert path is not None and path.stat().st_size > 5000
+
+
+def test_endings_are_grouped_without_names_and_numbers():
+    games = [record(), record("adjudication: a resigns"), record("checkmate"),
+             record("adjudication: 100 half-moves, full evaluation +169 cp for a")]
+    table = "\n".join(endings_table(games))
+    assert "| resignation (adjudicated) | 2 | 6 [6, 6] |" in table
+    assert "| checkmate | 1 |" in table and "| move limit (thesis adjudication) | 1 |" in table
