@@ -28,8 +28,19 @@ from benchmarks.compare_commits import bench  # noqa: E402
 
 
 def engine(tree: Path, cache: Path) -> list[str]:
-    """The command line of one tree's UCI engine."""
-    return ["env", f"PYTHONPATH={tree}", f"NUMBA_CACHE_DIR={cache}", sys.executable, "-m", "concilio", "uci"]
+    """The command line of one tree's UCI engine.  ``-P``: without it ``python -m`` puts the
+    current folder (the working tree) first on the path, and both engines would run its code."""
+    return ["env", f"PYTHONPATH={tree}", f"NUMBA_CACHE_DIR={cache}", sys.executable, "-P", "-m", "concilio", "uci"]
+
+
+def check_runs_its_tree(command: list[str], tree: Path) -> None:
+    """Fail unless the engine command imports the engine from ``tree`` (a match of the working
+    tree against itself would pass every SPRT's H0 silently)."""
+    where = "import importlib.util; print(importlib.util.find_spec('players').origin)"
+    probe = command[:command.index("-m")] + ["-c", where]
+    found = subprocess.run(probe, cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    if not Path(found).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"the engine for {tree} imports {found}")
 
 
 def match_file(rev: str, work: list[str], base: list[str], time_control: dict, elo0: float, elo1: float,
@@ -73,6 +84,8 @@ def main() -> int:
         try:
             caches = {"base": Path(scratch) / "cache-base", "work": Path(scratch) / "cache-work"}
             signatures = {name: bench(tree, caches[name], None)[0] for name, tree in (("base", base), ("work", ROOT))}
+            for name, tree in (("base", base), ("work", ROOT)):
+                check_runs_its_tree(engine(tree, caches[name]), tree)
             config = Path(scratch) / "sprt.yaml"
             config.write_text(yaml.safe_dump(match_file(
                 args.rev, engine(ROOT, caches["work"]), engine(base, caches["base"]), tc, args.elo0, args.elo1,

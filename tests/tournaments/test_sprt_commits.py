@@ -2,12 +2,13 @@
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tournaments.match_config import load_match_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from benchmarks.sprt_commits import engine, match_file, parse_clock  # noqa: E402
+from benchmarks.sprt_commits import ROOT, check_runs_its_tree, engine, match_file, parse_clock  # noqa: E402
 
 
 def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
@@ -20,3 +21,16 @@ def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
         assert config.pairings() == [("work", "base")] and config.sprt.elo1 == 5
         assert config.entry("base").command == tuple(base)
     assert parse_clock("10+0.1") == {"base": 10.0, "increment": 0.1}
+
+
+def test_each_engine_runs_the_code_of_its_own_tree_not_the_working_tree(tmp_path):
+    """``python -m`` from the working tree would import the working tree's code for both
+    engines (a match of the tree against itself): the command must not, and the check sees it."""
+    other = tmp_path / "tree"
+    (other / "players").mkdir(parents=True)
+    (other / "players" / "__init__.py").write_text("")
+    check_runs_its_tree(engine(other, tmp_path / "cache"), other)
+    check_runs_its_tree(engine(ROOT, tmp_path / "cache"), ROOT)
+    unsafe = [part for part in engine(other, tmp_path / "cache") if part != "-P"]
+    with pytest.raises(RuntimeError, match="imports"):
+        check_runs_its_tree(unsafe, other)
