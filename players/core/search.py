@@ -4,8 +4,9 @@ this module holds the root search, the principal-variation search and quiescence
 Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
 a transposition table, null-move pruning, reverse futility, futility, late-move
 reductions, check extension, mate-distance pruning) → ``quiescence`` (captures and
-promotions, every evasion when in check).  Move ordering: hash move, MVV-LVA
-captures, killers, history.
+promotions, every evasion when in check; captures that lose material by static
+exchange evaluation are left out).  Move ordering: hash move, MVV-LVA captures that do
+not lose material, killers, history, then the losing captures.
 
 All search state lives in the ``ctx`` tuple built by ``new_context`` so that one
 compiled search serves every instance: the instance's evaluation mask, weights and
@@ -21,8 +22,9 @@ from .bitboard import U0
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
-from .position import (current_key, in_check, insufficient_material, is_attacked, make_move, make_null_move,
-                       occupancy, repetition_count, unmake_move, unmake_null_move)
+from .position import (current_key, in_check, insufficient_material, make_move, make_null_move,
+                       repetition_count, unmake_move, unmake_null_move)
+from .see import see_ge
 from .unmanaged import unmanaged_position, unmanaged_table
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
                  entry_eval, entry_move, entry_score, mark_busy, new_table, tt_prefetch, tt_probe, tt_store)
@@ -65,6 +67,7 @@ ORDER_HASH = 10_000_000
 ORDER_CAPTURE = 1_000_000
 ORDER_KILLER_1 = 900_000
 ORDER_KILLER_2 = 800_000
+ORDER_BAD_CAPTURE = -50_000  # captures that lose material (SEE < 0): after the quiet moves
 HISTORY_MAX = 400_000
 ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
 
@@ -288,7 +291,10 @@ def score_moves(pos, ctx, ply, n, hash_move):
             v = ORDER_VALUE[victim] if victim >= 0 else 0
             if promo == QUEEN:
                 v += ORDER_VALUE[QUEEN]
-            scores[i] = ORDER_CAPTURE + 10 * v - ORDER_VALUE[attacker] // 10
+            base = ORDER_CAPTURE
+            if victim >= 0 and promo == 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] and not see_ge(pos, m, 0):
+                base = ORDER_BAD_CAPTURE
+            scores[i] = base + 10 * v - ORDER_VALUE[attacker] // 10
         elif promo != 0:
             scores[i] = -100_000  # under-promotions last
         elif m == killers[ply, 0]:
@@ -369,8 +375,6 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     moves = ctx[C_MOVES][ply]
     scores = ctx[C_SCORES][ply]
     best = stand
-    them = 1 - pos[2][ST_SIDE]
-    occ = occupancy(bb)
     exact = ctx[C_OPTS][O_EXACT] != 0
     for i in range(n):
         m = pick_move(moves, scores, i, n)
@@ -385,10 +389,8 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             # on the window, so the exact mode goes without it.)
             if stand + gain + 200 < alpha and not exact:
                 continue
-            # A capture by a more valuable piece onto a defended square rarely pays.
-            attacker = board[move_from(m)] % 6
-            if victim >= 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] + 50 and move_promo(m) == 0 \
-                    and is_attacked(bb, move_to(m), them, occ):
+            # A capture that loses material in the exchange (ordered last: see score_moves).
+            if scores[i] < 0:
                 continue
         make_move(pos, m)
         score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
