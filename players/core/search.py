@@ -3,7 +3,7 @@ this module holds the root search, the principal-variation search and quiescence
 
 Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
 a transposition table, null-move pruning, reverse futility, futility, late-move
-reductions, check extension, mate-distance pruning) → ``quiescence`` (captures and
+pruning and reductions, check extension, mate-distance pruning) → ``quiescence`` (captures and
 promotions, every evasion when in check; captures that lose material by static
 exchange evaluation are left out).  Move ordering: hash move, MVV-LVA captures that do
 not lose material, killers, history, then the losing captures.
@@ -72,6 +72,10 @@ HISTORY_MAX = 400_000
 ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
 
 FUTILITY_MARGIN = np.array([0, 120, 220, 320], np.int64)
+# Late-move pruning: at a non-PV node of depth d <= 4 a quiet move after the first 3 + d^2
+# (ordered by history) is so rarely best that searching it does not pay.
+LMP_DEPTH = 4
+LMP_COUNT = np.array([3 + d * d for d in range(LMP_DEPTH + 1)], np.int64)
 
 
 def _lmr_table():
@@ -482,6 +486,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
 
     futile = (opts[O_FUTILITY] and not checked and not is_pv and depth <= 3
               and abs(alpha) < MATE_BOUND and eval_here + FUTILITY_MARGIN[depth] <= alpha)
+    late_limit = LMP_COUNT[depth] if opts[O_FUTILITY] and not checked and not is_pv and depth <= LMP_DEPTH \
+        else MAX_MOVES
     best = -INF
     best_move = 0
     searched = 0
@@ -511,7 +517,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         make_move(pos, m)
         gives_check = in_check(pos)
-        if futile and quiet and not gives_check and searched > 0:
+        if quiet and not gives_check and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)):
             unmake_move(pos)
             continue
         child = current_key(pos)
