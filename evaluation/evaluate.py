@@ -39,6 +39,7 @@ CNT_BISHOP_MOB, CNT_ROOK_MOB, CNT_KING_UNITS, CNT_QUEEN_ON_ZONE = 0, 1, 2, 3
 KING_ATTACK_UNITS = np.array([0, 2, 2, 3, 5, 0], np.int64)  # by the attacking piece's type
 
 BARE_KING_WIN = 200  # on top of material: the side with the bare king is lost
+PAWN_CACHE_SIZE = 1 << 12  # entries of a search's pawn cache (a power of two)
 
 
 def new_scratch():
@@ -259,10 +260,10 @@ def evaluate_king_safety(bb, phase, params, terms, counts):
 
 
 @njit(cache=True)
-def evaluate_pawn_structure(bb, phase, params, terms):
-    """Isolated, doubled and tripled pawns; passed and unopposed pawns; centre pawns'
-    advance and mobility."""
-    occ = bb[12] | bb[13]
+def pawn_terms(bb, params, out):
+    """The pawn-only part of **P** into ``out`` (mg, eg of White, then of Black): isolated,
+    doubled and tripled pawns; passed and unopposed pawns; centre pawns' advance.  It depends
+    on the pawns alone, so the search keeps it in a pawn cache."""
     for c in range(2):
         o = 6 * c
         own = bb[o + PAWN]
@@ -297,10 +298,33 @@ def evaluate_pawn_structure(bb, phase, params, terms):
                 advance = min(2, rel_rank - 1)
                 mg += advance * params[CENTRE_PAWN_ADVANCE, 0]
                 eg += advance * params[CENTRE_PAWN_ADVANCE, 1]
-                front = sq + 8 if c == WHITE else sq - 8
-                if occ & bit(front):
-                    mg += params[CENTRE_PAWN_BLOCKED, 0]
-                    eg += params[CENTRE_PAWN_BLOCKED, 1]
+        out[2 * c] = mg
+        out[2 * c + 1] = eg
+
+
+@njit(cache=True, inline="always")
+def _pawn_slot(white, black, size):
+    h = (white * np.uint64(0x9E3779B97F4A7C15)) ^ (black * np.uint64(0xC2B2AE3D27D4EB4F))
+    return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(size - 1))
+
+
+@njit(cache=True)
+def evaluate_pawn_structure(bb, phase, params, terms, pawn_keys, pawn_values, cached):
+    """**P**: the pawn-only terms (from the pawn cache where ``cached``: an entry holds
+    both colours' pawns, so a hit is never wrong) and centre pawns blocked by any piece."""
+    white, black = bb[PAWN], bb[6 + PAWN]
+    slot = _pawn_slot(white, black, pawn_keys.shape[0]) if cached else 0
+    values = pawn_values[slot]
+    if not cached or pawn_keys[slot, 0] != white or pawn_keys[slot, 1] != black:
+        pawn_terms(bb, params, values)
+        pawn_keys[slot, 0] = white
+        pawn_keys[slot, 1] = black
+    occ = bb[12] | bb[13]
+    centre = white & CENTRE_FILES, black & CENTRE_FILES
+    blocked = popcount((centre[0] << np.uint64(8)) & occ), popcount((centre[1] >> np.uint64(8)) & occ)
+    for c in range(2):
+        mg = values[2 * c] + blocked[c] * params[CENTRE_PAWN_BLOCKED, 0]
+        eg = values[2 * c + 1] + blocked[c] * params[CENTRE_PAWN_BLOCKED, 1]
         terms[CAT_P, c] = taper(mg, eg, phase)
 
 
@@ -381,9 +405,23 @@ def evaluate_piece_pawn_relation(bb, phase, params, terms):
         terms[CAT_R, c] = taper(mg, eg, phase)
 
 
+def new_pawn_cache(entries: int = PAWN_CACHE_SIZE):
+    """``(keys, values)`` of a pawn cache: the pawn-only terms of **P** by both colours' pawns.
+    Valid for one set of term values: a searcher's, which never change."""
+    return np.zeros((entries, 2), np.uint64), np.zeros((entries, 4), np.int64)
+
+
 @njit(cache=True)
 def evaluate(pos, mask, weights, params, terms, attacks, counts):
     """Weighted evaluation from the side to move's point of view (centipawns)."""
+    return evaluate_cached(pos, mask, weights, params, terms, attacks, counts, np.zeros((1, 2), np.uint64),
+                           np.zeros((1, 4), np.int64), False)
+
+
+@njit(cache=True)
+def evaluate_cached(pos, mask, weights, params, terms, attacks, counts, pawn_keys, pawn_values, cached):
+    """:func:`evaluate`, with the pawn cache ``(pawn_keys, pawn_values)`` where ``cached`` (the
+    search's; its term values are fixed for the searcher's life)."""
     bb = pos[0]
     terms[:, :] = 0
     phase = game_phase(bb)
@@ -398,7 +436,7 @@ def evaluate(pos, mask, weights, params, terms, attacks, counts):
     if category_on(mask, CAT_K):
         evaluate_king_safety(bb, phase, params, terms, counts)
     if category_on(mask, CAT_P):
-        evaluate_pawn_structure(bb, phase, params, terms)
+        evaluate_pawn_structure(bb, phase, params, terms, pawn_keys, pawn_values, cached)
     if category_on(mask, CAT_A):
         evaluate_protection(bb, phase, params, terms, attacks)
     if category_on(mask, CAT_R):
@@ -406,5 +444,8 @@ def evaluate(pos, mask, weights, params, terms, attacks, counts):
     total = 0
     for c in range(N_CATEGORIES):
         if category_on(mask, c):
-            total += int(np.round(weights[c] * (terms[c, 0] - terms[c, 1])))
+            if weights[c] == 1.0:
+                total += terms[c, 0] - terms[c, 1]  # what the rounding below gives, without it
+            else:
+                total += int(np.round(weights[c] * (terms[c, 0] - terms[c, 1])))
     return total if pos[2][ST_SIDE] == WHITE else -total

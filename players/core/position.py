@@ -103,6 +103,45 @@ def in_check(pos):
     return is_attacked(bb, king_square(bb, side), 1 - side, occupancy(bb))
 
 
+@njit(cache=True)
+def gives_check(pos, m):
+    """Whether the legal move ``m`` checks the opponent, without making it: a direct check
+    from the destination, or a discovered one from a slider behind the origin.  Castling,
+    en passant and promotions (rare, and with more than one piece changing) are made and
+    tested instead."""
+    bb, board = pos[0], pos[1]
+    if move_flag(m) == FLAG_CASTLE or move_flag(m) == FLAG_EN_PASSANT or move_promo(m) != 0:
+        make_move(pos, m)
+        checks = in_check(pos)
+        unmake_move(pos)
+        return checks
+    fr, to = move_from(m), move_to(m)
+    piece = board[fr]
+    side = piece // 6
+    ksq = king_square(bb, 1 - side)
+    occ = (occupancy(bb) & ~bit(fr)) | bit(to)
+    kind = piece % 6
+    if kind == PAWN:
+        if PAWN_ATTACKS[side, to] & bit(ksq):
+            return True
+    elif kind == KNIGHT:
+        if KNIGHT_ATTACKS[to] & bit(ksq):
+            return True
+    elif kind == BISHOP:
+        if bishop_attacks(to, occ) & bit(ksq):
+            return True
+    elif kind == ROOK:
+        if rook_attacks(to, occ) & bit(ksq):
+            return True
+    elif kind == QUEEN:
+        if (rook_attacks(to, occ) | bishop_attacks(to, occ)) & bit(ksq):
+            return True
+    o = 6 * side
+    others = ~(bit(fr) | bit(to))  # the mover has left its square; a captured piece is gone
+    return ((rook_attacks(ksq, occ) & (bb[o + ROOK] | bb[o + QUEEN]) & others)
+            | (bishop_attacks(ksq, occ) & (bb[o + BISHOP] | bb[o + QUEEN]) & others)) != U0
+
+
 @njit(cache=True, inline="always")
 def _ep_capturable(bb, to, side_to_move):
     """After a double push to ``to``, can a pawn of ``side_to_move`` stand beside it?"""

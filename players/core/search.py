@@ -16,13 +16,13 @@ import numba
 import numpy as np
 from numba import njit, types
 
-from evaluation.evaluate import evaluate
+from evaluation.evaluate import PAWN_CACHE_SIZE, evaluate_cached
 from evaluation.params import DEFAULT_PARAMS
 from .bitboard import U0
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
-from .position import (current_key, in_check, insufficient_material, make_move, make_null_move,
+from .position import (current_key, gives_check, in_check, insufficient_material, make_move, make_null_move,
                        repetition_count, unmake_move, unmake_null_move)
 from .see import see_ge
 from .unmanaged import unmanaged_position, unmanaged_table
@@ -37,9 +37,9 @@ NO_EVAL = -32000 + 1
 
 # Context fields (one NumPy record: see ``new_context``).
 (C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_STATS, C_STOP, C_WEIGHTS, C_OPTS,
- C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS) = (
+ C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
     "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "stats", "stop", "weights", "opts",
-    "params", "eval_keys", "eval_values", "terms", "attacks", "counts")
+    "params", "eval_keys", "eval_values", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
@@ -108,6 +108,8 @@ def _context_dtype(params_shape) -> np.dtype:
         (C_TERMS, np.int64, (7, 2)),                      # evaluation scratch
         (C_ATTACKS, np.uint64, (2, 8)),
         (C_COUNTS, np.int64, (2, 4)),
+        (C_PAWN_KEYS, np.uint64, (PAWN_CACHE_SIZE, 2)),   # pawn cache (evaluation.evaluate.new_pawn_cache)
+        (C_PAWN_VALUES, np.int64, (PAWN_CACHE_SIZE, 4)),
     ], align=True)
 
 
@@ -232,8 +234,8 @@ def static_eval(pos, ctx):
     i = np.int64(key & np.uint64(keys.shape[0] - 1))
     if keys[i] == key:
         return ctx[C_EVAL_VALUES][i]
-    value = evaluate(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
-                     ctx[C_COUNTS])
+    value = evaluate_cached(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
+                            ctx[C_COUNTS], ctx[C_PAWN_KEYS], ctx[C_PAWN_VALUES], True)
     keys[i] = key
     ctx[C_EVAL_VALUES][i] = value
     return value
@@ -515,13 +517,14 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         if m == 0:
             break
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
-        make_move(pos, m)
-        gives_check = in_check(pos)
-        if quiet and not gives_check and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)):
-            unmake_move(pos)
+        # Futile and late quiet moves are pruned unless they check: tested without making them.
+        if quiet and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)) \
+                and not gives_check(pos, m):
             continue
+        make_move(pos, m)
+        checks = in_check(pos)
         child = current_key(pos)
-        new_depth = depth - 1 + (1 if gives_check else 0)
+        new_depth = depth - 1 + (1 if checks else 0)
         if new_depth > 0:
             tt_prefetch(tt, child)  # its probe comes first thing in the child
         if defer:
@@ -533,7 +536,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
         else:
             r = 0
-            if opts[O_LMR] and depth >= 3 and quiet and not checked and not gives_check and searched >= 2:
+            if opts[O_LMR] and depth >= 3 and quiet and not checked and not checks and searched >= 2:
                 r = LMR[min(depth, 63), min(searched, 63)]
                 if is_pv:
                     r -= 1
@@ -613,8 +616,8 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
         if put_off:
             unmake_move(pos)
             continue
-        gives_check = in_check(pos)
-        new_depth = depth - 1 + (1 if gives_check else 0)
+        checks = in_check(pos)
+        new_depth = depth - 1 + (1 if checks else 0)
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
         else:

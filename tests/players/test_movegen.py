@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from players.core.bitboard import BISHOP_COLLISIONS, ROOK_COLLISIONS
-from players.core.movegen import perft, perft_divide
+from players.core.movegen import hash_move_is_legal, perft, perft_divide
 from players.core.moves import MAX_MOVES, move_to_uci
-from players.core.position import compute_key, current_key, in_check, insufficient_material, repetition_count
+from players.core.position import (compute_key, current_key, gives_check, in_check, insufficient_material,
+                                   repetition_count)
 from players.position import Position
 
 
@@ -152,3 +153,77 @@ def test_history_survives_conversion_from_board():
     for uci in ["g1f3", "g8f6", "f3g1", "f6g8"]:
         board.push_uci(uci)
     assert repetition_count(Position(board).arrays) == 1
+
+
+GIVES_CHECK_FENS = [
+    "4k3/8/8/8/8/8/3R4/4K3 w - - 0 1",        # rook to the e-file or the 8th rank
+    "4k3/8/8/8/8/4N3/4R3/K7 w - - 0 1",       # knight uncovers the rook: discovered check
+    "4k3/8/8/8/1B6/8/3P4/K7 w - - 0 1",       # the bishop behind a pawn: d3 uncovers it, d4 does not
+    "4k3/8/8/3Pp3/8/8/8/K3R3 w - e6 0 1",     # en passant
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",   # castling: the rook checks from d1 / f1 on an open file
+    "2k5/4P3/8/8/8/8/8/K7 w - - 0 1",         # promotions that check (queen, rook)
+    "7k/8/8/8/3PK3/8/8/b7 w - - 0 1",         # the king steps off a diagonal: no discovered check for white
+]
+
+
+def _assert_gives_check_matches(board: chess.Board, pos: Position) -> int:
+    codes = {move_to_uci(int(c)): int(c) for c in pos.legal_move_codes()}
+    checks = 0
+    for move in board.legal_moves:
+        expected = board.gives_check(move)
+        assert gives_check(pos.arrays, codes[move.uci()]) == expected, (board.fen(), move.uci())
+        checks += expected
+    return checks
+
+
+@pytest.mark.parametrize("fen", GIVES_CHECK_FENS)
+def test_gives_check_on_hand_picked_positions(fen):
+    board = chess.Board(fen)
+    pos = Position.from_fen(fen)
+    before = [a.copy() for a in pos.arrays[:3]]
+    _assert_gives_check_matches(board, pos)
+    assert all((a == b).all() for a, b in zip(before, pos.arrays[:3]))  # made-and-tested moves are unmade
+
+
+def test_gives_check_matches_python_chess_in_random_games():
+    rng = random.Random(20261123)
+    positions = checks = 0
+    while positions < 3000:
+        board = chess.Board()
+        for _ in range(rng.randrange(20, 160)):
+            if board.is_game_over():
+                break
+            checks += _assert_gives_check_matches(board, Position(board))
+            positions += 1
+            board.push(rng.choice(list(board.legal_moves)))
+    assert checks > 500
+
+
+def test_hash_move_check_accepts_exactly_the_legal_moves():
+    """A hash move may come from any position: every code the check accepts must be legal, and
+    out of check every legal move but castling and en passant must be accepted."""
+    rng = random.Random(20261124)
+    positions = accepted = 0
+    foreign: list[int] = []
+    while positions < 1500:
+        board = chess.Board()
+        for _ in range(rng.randrange(10, 150)):
+            if board.is_game_over():
+                break
+            pos = Position(board)
+            codes = [int(c) for c in pos.legal_move_codes()]
+            legal = set(codes)
+            candidates = codes + rng.sample(foreign, min(len(foreign), 60)) + [rng.randrange(1 << 17) for _ in range(20)]
+            for code in candidates:
+                ok = hash_move_is_legal(pos.arrays, code)
+                assert not ok or code in legal, (board.fen(), move_to_uci(code), code)
+                accepted += ok
+            if not board.is_check():
+                for move in board.legal_moves:
+                    if not (board.is_castling(move) or board.is_en_passant(move)):
+                        code = next(c for c in codes if move_to_uci(c) == move.uci())
+                        assert hash_move_is_legal(pos.arrays, code), (board.fen(), move.uci())
+            foreign = (foreign + codes)[-400:]
+            positions += 1
+            board.push(rng.choice(list(board.legal_moves)))
+    assert accepted > 20000
