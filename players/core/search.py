@@ -36,10 +36,10 @@ MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
 
 # Context fields (one NumPy record: see ``new_context``).
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_STATS, C_STOP, C_WEIGHTS, C_OPTS,
- C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
-    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "stats", "stop", "weights", "opts",
-    "params", "eval_keys", "eval_values", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
+(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS,
+ C_OPTS, C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
+    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "quiets", "stats", "stop", "weights",
+    "opts", "params", "eval_keys", "eval_values", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
@@ -68,7 +68,7 @@ ORDER_CAPTURE = 1_000_000
 ORDER_KILLER_1 = 900_000
 ORDER_KILLER_2 = 800_000
 ORDER_BAD_CAPTURE = -50_000  # captures that lose material (SEE < 0): after the quiet moves
-HISTORY_MAX = 400_000
+HISTORY_LIMIT = 16_384  # history scores stay within +-this (the gravity update below)
 ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
 
 FUTILITY_MARGIN = np.array([0, 120, 220, 320], np.int64)
@@ -98,6 +98,7 @@ def _context_dtype(params_shape) -> np.dtype:
         (C_MOVES, np.int64, (MAX_PLY + 1, MAX_MOVES)),    # move buffers per ply
         (C_SCORES, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # their ordering scores
         (C_DEFERRED, np.int64, (MAX_PLY + 1, MAX_MOVES)), # moves put off (O_DEFER), per ply
+        (C_QUIETS, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # quiet moves searched without a cutoff, per ply
         (C_STATS, np.int64, 8),
         (C_STOP, np.uint8, 1),                            # external stop flag
         (C_WEIGHTS, np.float64, 7),                       # category weights
@@ -334,19 +335,30 @@ def update_pv(ctx, ply, m):
     pv_len[ply] = max(pv_len[ply + 1], ply + 1)
 
 
+@njit(cache=True, inline="always")
+def add_history(history, board, m, bonus):
+    """Move a history score towards +-HISTORY_LIMIT by ``bonus`` (the 'gravity' update: the
+    nearer the limit, the smaller the step, so scores never need rescaling)."""
+    piece, to = board[move_from(m)], move_to(m)
+    h = history[piece, to]
+    history[piece, to] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
+
+
 @njit(cache=True)
-def update_quiet_stats(pos, ctx, ply, m, depth):
+def update_quiet_stats(pos, ctx, ply, m, depth, n_quiets):
+    """A quiet move cut off: it becomes a killer and gains history; the quiet moves searched
+    before it without a cutoff lose as much (the history malus)."""
     killers = ctx[C_KILLERS]
     if killers[ply, 0] != m:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = m
     history = ctx[C_HISTORY]
-    piece = pos[1][move_from(m)]
-    history[piece, move_to(m)] += depth * depth
-    if history[piece, move_to(m)] > HISTORY_MAX:
-        for p in range(12):
-            for s in range(64):
-                history[p, s] //= 2
+    board = pos[1]
+    bonus = min(32 * depth * depth, 1600)
+    add_history(history, board, m, bonus)
+    quiets = ctx[C_QUIETS][ply]
+    for j in range(n_quiets):
+        add_history(history, board, quiets[j], -bonus)
 
 
 @njit(cache=True)
@@ -493,6 +505,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     best = -INF
     best_move = 0
     searched = 0
+    n_quiets = 0
+    quiets = ctx[C_QUIETS][ply]
     original_alpha = alpha
     # Searches that others share: a parallel job's root (its beta may be lowered meanwhile)
     # and ABDADA's nodes (moves another search is busy with are put off).
@@ -562,8 +576,11 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
                 update_pv(ctx, ply, m)
                 if score >= beta:
                     if quiet:
-                        update_quiet_stats(pos, ctx, ply, m, depth)
+                        update_quiet_stats(pos, ctx, ply, m, depth, n_quiets)
                     break
+        if quiet and n_quiets < MAX_MOVES:
+            quiets[n_quiets] = m
+            n_quiets += 1
     if searched == 0:  # every move was pruned as futile
         return alpha
     if best >= beta:
