@@ -214,12 +214,12 @@ def shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_
 
 
 @njit(cache=True, inline="always")
-def next_move(pos, moves, scores, i, n, deferred, next_deferred, n_deferred, may_defer):
+def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defer):
     """A node's next move: the best-ordered one left, then the moves ABDADA put off (searched
     now whoever else is busy with them).  Returns (move or 0 when none is left, i,
     next_deferred, whether this move may be put off)."""
     if i < n:
-        return pick_move(pos, moves, scores, i, n), i + 1, next_deferred, may_defer
+        return pick_move(moves, scores, i, n), i + 1, next_deferred, may_defer
     if next_deferred < n_deferred:
         return deferred[next_deferred], i, next_deferred + 1, False
     return 0, i, next_deferred, False
@@ -271,28 +271,20 @@ def enter_node(ctx, ply):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def captured_piece(board, m):
     if move_flag(m) == FLAG_EN_PASSANT:
         return PAWN
     p = board[move_to(m)]
-    return -1 if p < 0 else p % 6
+    return -1 if p == EMPTY else p % 6
 
 
-@njit(cache=True, inline="always")
-def needs_see(board, m, victim):
-    """A plain capture by a piece worth more than its victim: only the exchange can tell
-    whether it wins material."""
-    return victim >= 0 and move_promo(m) == 0 and ORDER_VALUE[board[move_from(m)] % 6] > ORDER_VALUE[victim]
-
-
-@njit(cache=True, inline="always")
-def _score_moves(pos, ctx, ply, n, hash_move, see_now):
+@njit(cache=True)
+def score_moves(pos, ctx, ply, n, hash_move):
     board = pos[1]
     moves = ctx[C_MOVES][ply]
     scores = ctx[C_SCORES][ply]
-    killer_1 = ctx[C_KILLERS][ply, 0]
-    killer_2 = ctx[C_KILLERS][ply, 1]
+    killers = ctx[C_KILLERS]
     history = ctx[C_HISTORY]
     for i in range(n):
         m = moves[i]
@@ -301,60 +293,32 @@ def _score_moves(pos, ctx, ply, n, hash_move, see_now):
             continue
         victim = captured_piece(board, m)
         promo = move_promo(m)
+        attacker = board[move_from(m)] % 6
         if victim >= 0 or promo == QUEEN:
-            attacker = board[move_from(m)] % 6
             v = ORDER_VALUE[victim] if victim >= 0 else 0
             if promo == QUEEN:
                 v += ORDER_VALUE[QUEEN]
             base = ORDER_CAPTURE
-            if see_now and needs_see(board, m, victim) and not see_ge(pos, m, 0):
+            if victim >= 0 and promo == 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] and not see_ge(pos, m, 0):
                 base = ORDER_BAD_CAPTURE
             scores[i] = base + 10 * v - ORDER_VALUE[attacker] // 10
         elif promo != 0:
             scores[i] = -100_000  # under-promotions last
-        elif m == killer_1:
+        elif m == killers[ply, 0]:
             scores[i] = ORDER_KILLER_1
-        elif m == killer_2:
+        elif m == killers[ply, 1]:
             scores[i] = ORDER_KILLER_2
         else:
             scores[i] = history[board[move_from(m)], move_to(m)]
 
 
-@njit(cache=True)
-def score_moves(pos, ctx, ply, n, hash_move):
-    """Ordering scores for the moves at ``ply``: the hash move, winning and equal captures
-    (most valuable victim, least valuable attacker), killers, quiet moves by history, losing
-    captures (static exchange), under-promotions."""
-    _score_moves(pos, ctx, ply, n, hash_move, True)
-
-
-@njit(cache=True)
-def score_moves_lazily(pos, ctx, ply, n, hash_move):
-    """:func:`score_moves` with every capture scored as winning: :func:`pick_move` runs the
-    exchange when a capture comes up, so that a node that cuts off early never pays for the
-    exchanges of captures it does not reach.  The order picked is exactly the eager one."""
-    _score_moves(pos, ctx, ply, n, hash_move, False)
-
-
 @njit(cache=True, inline="always")
-def pick_move(pos, moves, scores, start, n):
-    """Selection sort step: bring the best-scored remaining move to ``start``.  A capture that
-    comes up scored as winning (``score_moves_lazily``) is checked by the exchange first and,
-    if it loses, put back with its losing-capture score, where it stands in the eager order.
-    (A demoted move is not moved, so ties break by position exactly as they would have.)"""
-    board = pos[1]
-    while True:
-        best = start
-        for j in range(start + 1, n):
-            if scores[j] > scores[best]:
-                best = j
-        s = scores[best]
-        m = moves[best]
-        if ORDER_KILLER_1 < s < ORDER_HASH and needs_see(board, m, captured_piece(board, m)) \
-                and not see_ge(pos, m, 0):
-            scores[best] = s - ORDER_CAPTURE + ORDER_BAD_CAPTURE
-            continue
-        break
+def pick_move(moves, scores, start, n):
+    """Selection sort step: bring the best-scored remaining move to ``start``."""
+    best = start
+    for j in range(start + 1, n):
+        if scores[j] > scores[best]:
+            best = j
     if best != start:
         moves[start], moves[best] = moves[best], moves[start]
         scores[start], scores[best] = scores[best], scores[start]
@@ -425,13 +389,13 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     n = generate_moves(pos, ctx[C_MOVES][ply], True)
     if n == 0:
         return -MATE + ply if checked else stand
-    score_moves_lazily(pos, ctx, ply, n, 0)
+    score_moves(pos, ctx, ply, n, 0)
     moves = ctx[C_MOVES][ply]
     scores = ctx[C_SCORES][ply]
     best = stand
     exact = ctx[C_OPTS][O_EXACT] != 0
     for i in range(n):
-        m = pick_move(pos, moves, scores, i, n)
+        m = pick_move(moves, scores, i, n)
         if not checked:
             victim = captured_piece(board, m)
             gain = ORDER_VALUE[victim] if victim >= 0 else 0
@@ -530,7 +494,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     n = generate_moves(pos, moves, False)
     if n == 0:
         return -MATE + ply if checked else 0
-    score_moves_lazily(pos, ctx, ply, n, hash_move)
+    score_moves(pos, ctx, ply, n, hash_move)
     scores = ctx[C_SCORES][ply]
     killers = ctx[C_KILLERS]
 
@@ -562,7 +526,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
                 break
             if action == SETTLED:
                 return value
-        m, i, next_deferred, may_defer = next_move(pos, moves, scores, i, n, deferred, next_deferred, n_deferred,
+        m, i, next_deferred, may_defer = next_move(moves, scores, i, n, deferred, next_deferred, n_deferred,
                                                    defer and searched > 0)
         if m == 0:
             break
