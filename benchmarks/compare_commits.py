@@ -59,8 +59,10 @@ def main() -> int:
             for name in trees:  # compile both before timing anything
                 bench(trees[name], caches[name], 1)
             runs: dict[str, list[tuple[int, int]]] = {"base": [], "work": []}
-            for _ in range(args.pairs):
-                for name in ("base", "work"):
+            for pair in range(args.pairs):
+                # Alternate who goes first: a machine whose clock drifts during the run would
+                # otherwise favour whichever tree always runs first.
+                for name in (("base", "work") if pair % 2 == 0 else ("work", "base")):
                     runs[name].append(bench(trees[name], caches[name], args.depth))
             signatures = {name: {n for n, _ in r} for name, r in runs.items()}
             ratios = [w[1] / b[1] for b, w in zip(runs["base"], runs["work"])]
