@@ -38,7 +38,9 @@ class PlayerEntry:
         """The player, ready to play (its workers started, its code loaded)."""
         player: Player
         if self.kind in ("full", "instance"):
-            player = InstancePlayer(Searcher(EvalSpec.parse(self.mask or CATEGORIES, self.weights)))
+            instance = InstancePlayer(Searcher(EvalSpec.parse(self.mask or CATEGORIES, self.weights)))
+            instance.warm_up()  # else numba's load (~3 s) falls inside the first timed move
+            player = instance
         elif self.kind == "ensemble":
             from ensemble.player import EnsemblePlayer
             config = load_config(self.ensemble)

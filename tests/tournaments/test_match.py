@@ -175,3 +175,19 @@ def test_node_jitter_is_seeded_and_bounded():
     assert all(9000 <= b <= 11000 for b in budgets) and len(set(budgets)) > 40
     assert budgets != [tc.nodes_for("0-5", ply) for ply in range(50)]
     assert TimeControl(nodes=10000).nodes_for("0-3", 7) == 10000
+
+
+def test_an_instance_player_is_loaded_before_its_first_timed_move():
+    """Numba loads the search on its first call (seconds); a match player that paid it inside
+    its first move would lose clock time, or the game on a short clock. A fresh process shows it:
+    after ``build()`` the compiled search is already loaded."""
+    code = textwrap.dedent("""
+        from players.core.search import search_root
+        from tournaments.match_players import PlayerEntry
+        assert not search_root.signatures
+        PlayerEntry(name="full", kind="full").build()
+        print(len(search_root.signatures))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-1]) >= 1
