@@ -110,7 +110,7 @@ class EnsemblePlayer:
         instance (split among them in ``equal_total`` mode); the report shows each
         instance's answer and the criterion's decision."""
         start = time.perf_counter()
-        sl = limits.search_limits(self.overhead_ms)
+        sl = limits.search_limits(self.overhead_ms).fixed()
         if sl.depth == 127 and sl.movetime is None and sl.nodes is None:
             sl = SearchLimits(movetime=24 * 3600 * 1000)  # until stop (``interrupt``)
         # A node or depth budget keeps the file's deadline; a movetime sets its own.

@@ -15,27 +15,12 @@ from typing import Protocol
 
 import chess
 
+from .clock import DEFAULT_OVERHEAD_MS, TimeManager
 from .result import MATE_CP, IterationInfo, SearchLimits, SearchResult
 from .searcher import Searcher
 
 InfoCallback = Callable[[IterationInfo], None]
-DEFAULT_OVERHEAD_MS = 50  # kept back from a clock allocation for transport and the GUI
 COORDINATED_OVERHEAD_MS = 150  # players that coordinate Dask workers: submission, transport, selection
-
-
-class TimeManager:
-    """Per-move time from a clock: a share of what the clock leaves after the overhead
-    (1/``moves_to_go``, 1/25 without it) plus three quarters of the increment, never more
-    than a third of it, so that a bad estimate can never flag."""
-
-    DEFAULT_MOVES_LEFT = 25
-
-    @staticmethod
-    def allocate(clock_ms: float, increment_ms: float = 0, moves_to_go: int | None = None,
-                 overhead_ms: float = DEFAULT_OVERHEAD_MS) -> int:
-        usable = max(1.0, clock_ms - overhead_ms)
-        share = usable / (moves_to_go or TimeManager.DEFAULT_MOVES_LEFT) + 0.75 * increment_ms
-        return max(1, int(min(share, usable / 3)))
 
 
 @dataclass(frozen=True)
@@ -55,11 +40,10 @@ class MoveLimits:
     equal_time: bool = False  # ``nodes`` are the full engine's on one core: each player scales them (players.speed)
 
     def search_limits(self, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> SearchLimits:
-        """The budget of this move's search; a clock becomes a movetime here, and nothing
+        """The budget of this move's search; a clock becomes a soft and a hard time here, and nothing
         at all (or ``infinite``) becomes a search as deep as the searcher goes."""
         if self.clock is not None and not self.infinite:
-            return SearchLimits(movetime=TimeManager.allocate(self.clock * 1000, self.increment * 1000,
-                                                              self.moves_to_go, overhead_ms))
+            return TimeManager.limits(self.clock * 1000, self.increment * 1000, self.moves_to_go, overhead_ms)
         if self.nodes is None and self.depth is None and self.movetime is None:
             return SearchLimits(depth=127)
         return SearchLimits(depth=self.depth, nodes=self.nodes, movetime=self.movetime)

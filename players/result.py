@@ -24,9 +24,13 @@ class SearchLimits:
     depth: int | None = None
     nodes: int | None = None
     movetime: int | None = None
+    # Clock play: the time a move should take (ms).  Iterative deepening starts no new
+    # iteration past it (scaled by how unsettled the search is); ``movetime`` stays the
+    # hard stop.  Players that cannot stop between iterations use :meth:`fixed`.
+    soft_movetime: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("depth", "nodes", "movetime"):
+        for name in ("depth", "nodes", "movetime", "soft_movetime"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -36,13 +40,24 @@ class SearchLimits:
                 raise SearchLimitError(f"{name} must be positive, got {value}")
         if self.depth is None and self.nodes is None and self.movetime is None:
             raise SearchLimitError("no limit given: set depth, nodes or movetime")
+        if self.soft_movetime is not None and (self.movetime is None or self.soft_movetime > self.movetime):
+            raise SearchLimitError(f"soft_movetime {self.soft_movetime} needs a movetime at least as long "
+                                   f"(got {self.movetime})")
+
+    def fixed(self) -> SearchLimits:
+        """These limits with the soft time as the whole budget: for players that search
+        to a deadline rather than iteration by iteration (ensembles, decomposition)."""
+        if self.soft_movetime is None:
+            return self
+        return SearchLimits(depth=self.depth, nodes=self.nodes, movetime=self.soft_movetime)
 
     @property
     def deterministic(self) -> bool:
         return self.movetime is None
 
     def __str__(self) -> str:
-        parts = [f"{n}={getattr(self, n)}" for n in ("depth", "nodes", "movetime") if getattr(self, n) is not None]
+        parts = [f"{n}={getattr(self, n)}" for n in ("depth", "nodes", "movetime", "soft_movetime")
+                 if getattr(self, n) is not None]
         return " ".join(parts)
 
 

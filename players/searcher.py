@@ -18,6 +18,7 @@ import chess
 import numpy as np
 
 from evaluation.spec import FULL_ENGINE, EvalSpec
+from .clock import IterationClock
 from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
 from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
@@ -252,6 +253,7 @@ class Searcher:
             return SearchResult("0000", -MATE if checked else 0, 0 if checked else None, (), 0, 0, 0, 0, 0,
                                 time.perf_counter() - start, (), fen)
         best_move, best_score, best_pv = int(root_moves[0]), 0, (move_to_uci(int(root_moves[0])),)
+        clock = None if limits.soft_movetime is None else IterationClock(limits.soft_movetime / 1000.0)
         completed = 0
         root_done = 0
         iterations: list[IterationInfo] = []
@@ -291,8 +293,15 @@ class Searcher:
             mate = mate_in_moves(best_score)
             if mate is not None and depth >= 2 * abs(mate) + 1:
                 break  # a mate found and confirmed: deeper search cannot change it
-            if limits.movetime is not None and time.perf_counter() - start >= limits.movetime / 1000.0:
+            elapsed = time.perf_counter() - start
+            if limits.movetime is not None and elapsed >= limits.movetime / 1000.0:
                 break
+            if clock is not None:
+                if n_root == 1:
+                    break  # the only legal move: keep the clock's time for the moves that need it
+                clock.update(move_to_uci(best_move), best_score)
+                if clock.should_stop(depth, elapsed):
+                    break
         elapsed = time.perf_counter() - start
         if not best_pv or best_pv[0] != move_to_uci(best_move):
             best_pv = (move_to_uci(best_move),)

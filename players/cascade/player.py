@@ -85,7 +85,7 @@ class CascadePlayer:
     def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
         start = time.perf_counter()
         self._stopped.clear()
-        sl = limits.search_limits(self.overhead_ms)
+        sl = limits.search_limits(self.overhead_ms).fixed()
         infinite = sl.depth == 127 and sl.movetime is None and sl.nodes is None
         if infinite:
             phase1, phase2 = Budget(movetime=INFINITE_PHASE1_MS), SearchLimits(depth=64)

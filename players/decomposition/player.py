@@ -129,7 +129,7 @@ class DecompositionPlayer:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
         start = time.perf_counter()
-        search_limits = limits.search_limits(self.overhead_ms)
+        search_limits = limits.search_limits(self.overhead_ms).fixed()
         if search_limits.depth == 127:
             search_limits = SearchLimits(depth=64)  # until stop: deeper than any search gets
         if limits.equal_time and search_limits.nodes:
