@@ -6,14 +6,16 @@ repetitions across the moves that led here are seen by the search.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import chess
 import numpy as np
 
 from concilio.errors import ConcilioError
-from .core.movegen import generate_moves
+from .core.movegen import generate_moves, play_moves
 from .core.moves import (BLACK, EMPTY, MAX_HISTORY, MAX_MOVES, ST_CASTLE, ST_EP, ST_FULLMOVE, ST_HALFMOVE,
                          ST_PLY, ST_SIDE, WHITE, empty_arrays, move_to_uci)
-from .core.position import compute_key, make_move, put_piece, unmake_move
+from .core.position import compute_key, put_piece, unmake_move
 
 
 class InvalidPositionError(ConcilioError, ValueError):
@@ -66,6 +68,21 @@ def parse_fen(fen: str) -> chess.Board:
     return board
 
 
+_FILES, _RANKS = "abcdefgh", "12345678"
+_PROMOTIONS = {"": 0, "n": 1, "b": 2, "r": 3, "q": 4}  # the promotion bits of a packed move
+
+
+def _packed(uci: str) -> int:
+    """The from, to and promotion bits of a packed move spelt ``uci`` (-1, which no move
+    matches, for a spelling that is not a move)."""
+    if len(uci) not in (4, 5) or uci[0] not in _FILES or uci[2] not in _FILES \
+            or uci[1] not in _RANKS or uci[3] not in _RANKS or uci[4:] not in _PROMOTIONS:
+        return -1
+    fr = _FILES.index(uci[0]) + 8 * _RANKS.index(uci[1])
+    to = _FILES.index(uci[2]) + 8 * _RANKS.index(uci[3])
+    return fr | (to << 6) | (_PROMOTIONS[uci[4:]] << 12)
+
+
 class Position:
     """A chess position with its game history, held in the core's arrays."""
 
@@ -78,15 +95,13 @@ class Position:
         self.arrays = _arrays_from_board(root)
         self.root_fen = root.fen()
         self.moves: list[str] = []
-        for move in board.move_stack:
-            self.push_uci(move.uci())
+        self.push_ucis([move.uci() for move in board.move_stack])
 
     @classmethod
     def from_fen(cls, fen: str = chess.STARTING_FEN, moves: list[str] | tuple[str, ...] = ()) -> "Position":
         """Position after ``moves`` (UCI) from ``fen``; the way positions travel between processes."""
         pos = cls(parse_fen(fen))
-        for uci in moves:
-            pos.push_uci(uci)
+        pos.push_ucis(list(moves))
         return pos
 
     def copy(self) -> "Position":
@@ -106,7 +121,7 @@ class Position:
         return int(self.arrays[4][self.arrays[2][ST_PLY]])
 
     def legal_move_codes(self) -> np.ndarray:
-        out = np.zeros(MAX_MOVES, np.int64)
+        out = np.empty(MAX_MOVES, np.int64)
         n = generate_moves(self.arrays, out, False)
         return out[:n].copy()
 
@@ -115,14 +130,18 @@ class Position:
 
     def push_uci(self, uci: str) -> None:
         """Play a UCI move; ``ValueError`` if it is not legal here."""
-        if self.arrays[2][ST_PLY] >= MAX_HISTORY - 256:
+        self.push_ucis([uci])
+
+    def push_ucis(self, ucis: Sequence[str]) -> None:
+        """Play UCI moves in order; ``ValueError`` naming the first that is not legal, with
+        the moves before it played."""
+        if self.arrays[2][ST_PLY] + len(ucis) >= MAX_HISTORY - 256:
             raise ValueError("game too long for the position history")
-        for code in self.legal_move_codes():
-            if move_to_uci(int(code)) == uci:
-                make_move(self.arrays, int(code))
-                self.moves.append(uci)
-                return
-        raise ValueError(f"illegal move {uci!r} in {self.fen()!r}")
+        wanted = np.array([_packed(uci) for uci in ucis], np.int64)
+        played = play_moves(self.arrays, wanted)
+        self.moves.extend(ucis[:played])
+        if played < len(ucis):
+            raise ValueError(f"illegal move {ucis[played]!r} in {self.fen()!r}")
 
     def pop(self) -> str:
         unmake_move(self.arrays)

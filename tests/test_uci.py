@@ -121,3 +121,38 @@ def test_an_ensemble_speaks_uci_with_its_votes(tmp_path):
         assert result.move in chess.Board().legal_moves
     finally:
         engine.quit()
+
+
+def _after(commands: list[str]) -> tuple[chess.Board, str]:
+    import io
+    from concilio.uci import UciEngine
+    out = io.StringIO()
+    engine = UciEngine(out=out)
+    for line in commands:
+        engine.handle(line)
+    return engine.board, out.getvalue()
+
+
+def _board(*ucis: str, fen: str = chess.STARTING_FEN) -> chess.Board:
+    board = chess.Board(fen)
+    for uci in ucis:
+        board.push_uci(uci)
+    return board
+
+
+def test_a_position_that_extends_the_last_one_is_the_right_position():
+    """A GUI resends the game before each move, and only the new moves are checked; every way
+    the new command can differ from the last must still give its own position."""
+    board, _ = _after(["position startpos moves e2e4 e7e5", "position startpos moves e2e4 e7e5 g1f3 b8c6"])
+    assert board == _board("e2e4", "e7e5", "g1f3", "b8c6")
+    board, _ = _after(["position startpos moves e2e4 e7e5", "position startpos moves d2d4"])
+    assert board == _board("d2d4")
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    board, _ = _after(["position startpos moves e2e4", f"position fen {fen} moves e2e4 e8d7"])
+    assert board == _board("e2e4", "e8d7", fen=fen)
+    board, out = _after(["position startpos moves e2e4", "position startpos moves e2e4 e7e5 e1e3",
+                         "position startpos moves e2e4 e7e5"])
+    assert "illegal move 'e1e3'" in out and board == _board("e2e4", "e7e5")
+    board, out = _after(["position startpos moves e2e4", "ucinewgame", "position startpos moves e2e4 e7e5"])
+    assert "illegal" not in out and board == _board("e2e4", "e7e5")
+    assert board.move_stack == _board("e2e4", "e7e5").move_stack

@@ -148,6 +148,33 @@ def test_repetition_is_counted_from_key_history():
     assert repetition_count(pos.arrays) == 0
 
 
+@pytest.mark.parametrize("fen, uci", [
+    (chess.STARTING_FEN, "e2e5"),       # not a legal move
+    (chess.STARTING_FEN, "e2e4q"),      # a promotion suffix on a pawn push
+    (chess.STARTING_FEN, "z2e4"),       # no such square
+    (chess.STARTING_FEN, "e2"),         # too short
+    (chess.STARTING_FEN, ""),
+    ("8/P6k/8/8/8/8/8/K7 w - - 0 1", "a7a8"),   # a promotion must say what it promotes to
+    ("8/P6k/8/8/8/8/8/K7 w - - 0 1", "a7a8k"),
+])
+def test_push_uci_refuses_what_is_not_a_legal_move(fen, uci):
+    pos = Position.from_fen(fen)
+    with pytest.raises(ValueError, match="illegal move"):
+        pos.push_uci(uci)
+    assert pos.fen() == chess.Board(fen).fen()  # nothing was played
+
+
+def test_push_uci_plays_under_promotions_and_castling_as_spelt():
+    pos = Position.from_fen("r3k3/1P6/8/8/8/8/8/4K2R w Kq - 0 1")
+    pos.push_uci("b7a8n")
+    pos.push_uci("e8d7")
+    pos.push_uci("e1g1")
+    board = chess.Board("r3k3/1P6/8/8/8/8/8/4K2R w Kq - 0 1")
+    for uci in ("b7a8n", "e8d7", "e1g1"):
+        board.push_uci(uci)
+    assert pos.fen() == board.fen()
+
+
 def test_history_survives_conversion_from_board():
     board = chess.Board()
     for uci in ["g1f3", "g8f6", "f3g1", "f6g8"]:
