@@ -148,3 +148,50 @@ def pentanomial_sprt(pairs: Sequence[int], elo0: float, elo1: float, alpha: floa
     if var == 0:  # every pair alike (a handful of pairs): the normal model has nothing to go on, so no decision
         return SprtState(0.0, lower, upper)
     return SprtState(n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), lower, upper)
+
+
+@dataclass(frozen=True)
+class LadderRating:
+    """A rating fitted on anchored opponents' scale (Stockfish's ``UCI_Elo``, say)."""
+
+    rating: float
+    low: float
+    high: float
+    games: int
+
+    def format(self) -> str:
+        return f"{self.rating:.0f} [{self.low:.0f}, {self.high:.0f}]"
+
+
+def ladder_rating(levels: Sequence[tuple[float, Sequence[int]]]) -> LadderRating | None:
+    """One rating from games against opponents of known rating, all levels at once.
+
+    ``levels`` holds (opponent's rating, pentanomial pair counts from the rated player's side).
+    The rating solves the logistic model's likelihood equation, sum over games of (points −
+    expected points) = 0, which stays finite when some levels were all won or all lost (where a
+    per-level Elo is infinite).  Its interval is the sandwich (robust) one: the score's variance
+    is taken from the pairs themselves, so draws and the book's pairing count as they did, not
+    as the binomial model would have them.  None when every game was won, or every game lost.
+    """
+    data = [(float(r), list(c)) for r, c in levels if sum(c)]
+    games = 2 * sum(sum(c) for _, c in data)
+    points = sum(k / 2 * n for _, c in data for k, n in enumerate(c))
+    if not data or points <= 0 or points >= games:
+        return None
+    scale = math.log(10) / 400
+
+    def expected(rating: float) -> float:
+        return sum(2 * sum(c) * score_from_elo(rating - r) for r, c in data)
+
+    low, high = min(r for r, _ in data) - 2000, max(r for r, _ in data) + 2000
+    for _ in range(200):  # expected points rise with the rating: bisection is enough
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected(mid) < points else (low, mid)
+    rating = (low + high) / 2
+    info = var = 0.0
+    for r, c in data:
+        p = score_from_elo(rating - r)
+        info += 2 * sum(c) * p * (1 - p)
+        var += sum(n * (2 * (k / 4 - p)) ** 2 for k, n in enumerate(c))  # a pair's points minus expected
+    se = math.sqrt(var) / (scale * info)
+    return LadderRating(rating, rating - Z95 * se, rating + Z95 * se, games)

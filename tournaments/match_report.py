@@ -128,3 +128,38 @@ def plot_elo(labels: Sequence[str], estimates: Sequence, path: Path, title: str)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def anchored_rating(entry_options: dict) -> float | None:
+    """An opponent's rating on a published scale: Stockfish's (and any UCI engine's) strength
+    limiter, ``UCI_LimitStrength`` with ``UCI_Elo``; None for an engine at full strength."""
+    limited = str(entry_options.get("UCI_LimitStrength", "")).lower() in ("true", "1", "yes")
+    if not limited or "UCI_Elo" not in entry_options:
+        return None
+    try:
+        return float(entry_options["UCI_Elo"])
+    except (TypeError, ValueError):
+        return None
+
+
+def ladder_table(levels: Sequence[tuple[str, float, Sequence[int]]], rated: str) -> list[str]:
+    """The rated player's rating on the anchors' scale, pairing by pairing and fitted on all of
+    them at once (``tournaments.elo.ladder_rating``).  ``levels``: (anchor's name, its rating,
+    pair counts from the rated player's side)."""
+    from .elo import ladder_rating, pentanomial
+    lines = [f"{rated}'s rating on the anchors' scale (their `UCI_Elo`; pentanomial):", "",
+             f"| anchor | anchor's rating | {rated}'s score | {rated}'s rating [95%] |", "|---|---|---|---|"]
+    for name, rating, counts in levels:
+        if not sum(counts):
+            continue
+        e = pentanomial(counts)
+        if e.score in (0.0, 1.0):  # swept: only a bound
+            shown = f"{'<' if e.score == 0 else '>'} {rating:g}"
+        else:
+            shown = f"{rating + e.elo:.0f} [{rating + e.low:.0f}, {rating + e.high:.0f}]"
+        lines.append(f"| {name} | {rating:g} | {100 * e.score:.1f}% | {shown} |")
+    fit = ladder_rating([(rating, counts) for _, rating, counts in levels])
+    if fit is not None:
+        lines += ["", f"All pairings at once (the logistic model's likelihood equation, robust interval): "
+                      f"**{fit.format()}** over {fit.games} games."]
+    return lines

@@ -269,8 +269,23 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
                       f"β {config.sprt.beta:g}), on game pairs where the book pairs them:", ""]
         lines += [f"* {s.player} vs {s.opponent}: {state.format()}" for s in summaries
                   if (state := s.sprt(config)) is not None]
+    lines += _ladder(config, summaries)
     lines += _evidence(config, summaries, estimates, folder, records or [])
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def _ladder(config: MatchConfig, summaries: list[PairingSummary]) -> list[str]:
+    """The baseline's rating on the scale of anchored opponents (Stockfish's strength limiter)
+    in a gauntlet with a book: the calibration such a gauntlet is played for."""
+    from .match_report import anchored_rating, ladder_table
+    if config.mode != "gauntlet" or not config.openings:
+        return []
+    entries = {p.name: p for p in config.players}
+    levels = [(s.player, rating, s.pair_counts()[::-1]) for s in summaries
+              if (rating := anchored_rating(entries[s.player].options)) is not None]
+    if not any(sum(c) for _, _, c in levels):
+        return []
+    return [""] + ladder_table(levels, str(config.baseline))
 
 
 def _evidence(config: MatchConfig, summaries: list[PairingSummary], estimates: list[EloEstimate], folder: Path,

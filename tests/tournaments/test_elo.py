@@ -109,3 +109,32 @@ def test_an_sprt_with_min_games_does_not_stop_the_match_early():
     assert summary.sprt(config).decision == "H1" and _decided(config, [summary])
     config.sprt = Sprt(0, 20, min_games=100)
     assert not _decided(config, [summary])
+
+
+def test_ladder_rating_of_one_level_is_that_pairings_elo_with_the_delta_method_interval():
+    from tournaments.elo import ladder_rating
+    counts = [5, 10, 20, 10, 5]  # mean 0.5, pair variance 0.075 over 50 pairs
+    fit = ladder_rating([(2000, counts)])
+    assert fit is not None and fit.games == 100
+    assert fit.rating == pytest.approx(2000, abs=1e-6)
+    se = math.sqrt(0.075 / 50) / (math.log(10) / 400 * 0.25)  # 26.91 Elo
+    assert fit.high - fit.rating == pytest.approx(1.959964 * se, rel=1e-4)
+    skewed = [2, 10, 20, 15, 8]
+    assert ladder_rating([(2000, skewed)]).rating == pytest.approx(2000 + pentanomial(skewed).elo, abs=1e-6)
+
+
+def test_ladder_rating_stays_finite_when_levels_are_swept():
+    from tournaments.elo import ladder_rating
+    # all won against 1900, all lost against 2300: half the points, so 2100 by symmetry
+    fit = ladder_rating([(1900, [0, 0, 0, 0, 10]), (2300, [10, 0, 0, 0, 0])])
+    assert fit.rating == pytest.approx(2100, abs=1e-6)
+    # each level expects p = 0.7597 (200 Elo) of the winner: every pair is off by 2(1 − p) points,
+    # the information is 40 games × p(1 − p); the interval is ±100 Elo
+    p = 1 / (1 + 10 ** (-0.5))
+    se = math.sqrt(20 * (2 * (1 - p)) ** 2) / (math.log(10) / 400 * 40 * p * (1 - p))
+    assert fit.high - fit.rating == pytest.approx(1.959964 * se, rel=1e-4)
+    assert fit.high - fit.rating == pytest.approx(100.2, abs=0.1)
+    mirrored = ladder_rating([(1900, [1, 2, 5, 10, 12]), (2100, [12, 10, 5, 2, 1])])
+    assert mirrored.rating == pytest.approx(2000, abs=1e-6)
+    assert ladder_rating([(1900, [0, 0, 0, 0, 4]), (2300, [0, 0, 0, 0, 3])]) is None  # all won: no finite rating
+    assert ladder_rating([(1900, [0, 0, 0, 0, 0])]) is None

@@ -43,3 +43,23 @@ def test_endings_are_grouped_without_names_and_numbers():
     table = "\n".join(endings_table(games))
     assert "| resignation (adjudicated) | 2 | 6 [6, 6] |" in table
     assert "| checkmate | 1 |" in table and "| move limit (thesis adjudication) | 1 |" in table
+
+
+def test_only_a_strength_limited_engine_is_an_anchor():
+    from tournaments.match_report import anchored_rating
+    assert anchored_rating({"UCI_LimitStrength": True, "UCI_Elo": 2100}) == 2100.0
+    assert anchored_rating({"UCI_LimitStrength": "true", "UCI_Elo": "1900"}) == 1900.0
+    assert anchored_rating({"UCI_Elo": 2100}) is None  # the limiter is off: full strength, no rating
+    assert anchored_rating({"UCI_LimitStrength": True}) is None
+    assert anchored_rating({}) is None
+
+
+def test_ladder_table_gives_each_pairings_rating_and_the_joint_fit():
+    from tournaments.match_report import ladder_table
+    # 75% against 1900 (+191), all lost against 2500 (no finite per-level rating), none against 2300
+    lines = "\n".join(ladder_table([("sf-1900", 1900, [0, 0, 10, 0, 10]), ("sf-2300", 2300, [0] * 5),
+                                    ("sf-2500", 2500, [6, 0, 0, 0, 0])], "full"))
+    assert "| sf-1900 | 1900 | 75.0% | 2091 [" in lines
+    assert "sf-2300" not in lines
+    assert "| sf-2500 | 2500 | 0.0% | < 2500 |" in lines
+    assert "**2070 [1982, 2158]** over 52 games" in lines
