@@ -67,8 +67,10 @@ class AutotuneConfig:
 
     @property
     def budget_key(self) -> str:
+        """The budget and the engine (``players.identity``): a changed engine searches afresh."""
+        from players.identity import engine_fingerprint
         (kind, amount), = self.budget.items()
-        return f"{kind}={amount}"
+        return f"{kind}={amount} engine={engine_fingerprint()}"
 
 
 def load_autotune_config(path: str | Path | None = None, text: str | None = None) -> AutotuneConfig:

@@ -104,8 +104,11 @@ class SuiteRunConfig:
 
     @property
     def budget_key(self) -> str:
+        """What the store keys a search by besides position and instance: the budget and
+        the engine (``players.identity``), so that a changed engine searches afresh."""
+        from players.identity import engine_fingerprint
         (kind, amount), = self.budget.items()
-        return f"{kind}={amount}" + (" probe" if self.margin_probe else "")
+        return f"{kind}={amount}" + (" probe" if self.margin_probe else "") + f" engine={engine_fingerprint()}"
 
     def instances(self) -> dict[str, InstanceConfig]:
         """Distinct instances of all players, keyed by ``instance_key`` (searched once each)."""
