@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 from concilio.cluster import Resident, open_cluster
+from concilio.errors import ConcilioError
 from players.player import Player
 from .elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
 from .game import GameRecord, GameSpec, play_game
@@ -33,8 +34,33 @@ def _player(entry: PlayerEntry) -> Player:
 
 
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
-    return play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
-                     config_hash=config.digest)
+    from players.identity import engine_fingerprint
+    record = play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
+                       config_hash=config.digest)
+    return replace(record, engine=engine_fingerprint())
+
+
+class EngineChangedError(ConcilioError):
+    """A match folder resumed with a different search than the one that played its games."""
+
+
+def check_same_engine(config: MatchConfig, records: list[GameRecord]) -> None:
+    """Refuse to resume a match whose own players would now search differently: the games
+    already played and those to come would measure two engines under one name.  Matches
+    between external engines only are not concerned (their identity is their command)."""
+    from players.identity import engine_fingerprint
+    ours = [p.name for p in config.players if p.kind not in ("uci", "xboard")]
+    if not ours:
+        return
+    now = engine_fingerprint()
+    other = sorted({r.engine for r in records if r.engine and r.engine != now})
+    if other:
+        played = sum(1 for r in records if r.engine in other)
+        raise EngineChangedError(
+            f"{config.output / 'games.jsonl'}: {played} game(s) were played by engine {', '.join(other)}, and this "
+            f"installation's search and evaluation are engine {now} (players.identity); resuming would mix two "
+            f"engines under the names {', '.join(ours)}. Give the match a new output folder (output: in "
+            f"{config.source or 'the config'}), or check out the code that played them.")
 
 
 @dataclass
@@ -148,6 +174,7 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     folder = config.output
     folder.mkdir(parents=True, exist_ok=True)
     records = read_records(folder)
+    check_same_engine(config, records)
     done = {r.id for r in records}
     (folder / "games.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
     (folder / "games.pgn").write_text("".join(r.pgn + "\n" for r in records))

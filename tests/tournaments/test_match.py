@@ -150,6 +150,31 @@ def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
     assert pgn.count("[GameId ") == 8
     lines = [json.loads(x) for x in index.read_text().splitlines()]
     assert len(lines) == len({x["id"] for x in lines}) == 8
+    from players.identity import engine_fingerprint
+    assert {x["engine"] for x in lines} == {engine_fingerprint()}
+
+
+def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
+    from tournaments.match_run import EngineChangedError
+    config = write(tmp_path, """
+        players: [{name: mp, instance: MP}]
+        games: 2
+        time_control: {nodes: 2000}
+        max_plies: 10
+    """)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
+              "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
+              "opening": "start", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": "0123456789ab"}
+    (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
+    with pytest.raises(EngineChangedError, match=r"games.jsonl: 1 game\(s\) were played by engine 0123456789ab"):
+        run_match(config, progress=False, out=lambda line: None)
+    assert json.loads((folder / "games.jsonl").read_text()) == played  # nothing finished is lost
+    played["engine"] = ""  # a game from before engines were recorded: resumed as before
+    (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert outcome.played == 1 and len(outcome.records) == 2
 
 
 def test_bad_match_files_are_named(tmp_path):
