@@ -273,6 +273,9 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
     the pentanomial model when the openings are paired) is adjusted over all pairings
     (Holm, Benjamini-Hochberg); '*' marks a difference significant after Holm."""
     estimates = [(s.pentanomial() if config.openings else None) or s.elo() for s in summaries]
+    # games of a pairing the config no longer has (a player dropped from the file) stay in
+    # games.jsonl but are not this match's evidence
+    records = [r for r in records or [] if 0 <= r.pairing < len(summaries)]
     raw = [e.p_value for e in estimates]
     adjusted = list(zip(holm(raw), benjamini_hochberg(raw)))
     lines = [f"# Match `{config.name}`", "",
@@ -297,7 +300,7 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
         lines += [f"* {s.player} vs {s.opponent}: {state.format()}" for s in summaries
                   if (state := s.sprt(config)) is not None]
     lines += _ladder(config, summaries)
-    lines += _evidence(config, summaries, estimates, folder, records or [])
+    lines += _evidence(config, summaries, estimates, folder, records)
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
 
 
