@@ -1,7 +1,8 @@
 """The thesis's experiment-1 table from a finished `concilio match thesis` run, with the
 published totals beside ours.
 
-Usage: python benchmarks/thesis_tournament_table.py [runs/thesis] > docs/tournament-thesis.md
+Usage: python benchmarks/thesis_tournament_table.py [runs/thesis]   (prints the header and table of a run
+for docs/tournament-thesis.md, whose reading is written by hand)
 """
 from __future__ import annotations
 
