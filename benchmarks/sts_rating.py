@@ -41,8 +41,12 @@ def run_engine(name: str, command: str, cases: list[tuple[str, str, dict[str, in
     """Every position in turn with a fresh game; per-position results saved as they come."""
     import chess
     import chess.engine
-    done: dict[str, list] = json.loads(out.read_text())["positions"] if out.exists() else {}
     from players.external import find_engine_binary
+    done: dict[str, list] = json.loads(out.read_text())["positions"] if out.exists() else {}
+
+    def save() -> None:
+        out.write_text(json.dumps({"engine": name, "command": command, "movetime": movetime, "positions": done}))
+
     argv = shlex.split(command)
     engine = chess.engine.SimpleEngine.popen_uci([find_engine_binary(argv[0])] + argv[1:], timeout=30)
     try:
@@ -57,11 +61,10 @@ def run_engine(name: str, command: str, cases: list[tuple[str, str, dict[str, in
             move = result.move.uci() if result.move else "0000"
             done[key] = [theme, move, points.get(move, 0)]
             if index % 50 == 49:
-                out.write_text(json.dumps({"engine": name, "command": command, "movetime": movetime,
-                                           "positions": done}))
+                save()
     finally:
         engine.quit()
-    out.write_text(json.dumps({"engine": name, "command": command, "movetime": movetime, "positions": done}))
+        save()  # what was searched before a crash or an interrupt is kept
     return summarise(name, done)
 
 
