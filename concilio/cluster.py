@@ -164,3 +164,28 @@ class Runner(Protocol):
     def submit(self, fn: Callable, *args, key: str = "") -> Any: ...
 
     def close(self) -> None: ...
+
+
+def map_as_completed(client, function: Callable[..., Any], argument_lists: list[tuple], key: int,
+                     log: logging.Logger) -> Iterator[tuple[Any, Any]]:
+    """``(arguments[key], result)`` for each call as it finishes, on the client's Dask
+    workers or, with no client, inline.  A call that fails is logged and left out, so a
+    long run keeps the rest and a rerun retries what is missing."""
+    if client is None:
+        for args in argument_lists:
+            try:
+                result = function(*args)
+            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+                continue
+            yield args[key], result
+        return
+    from distributed import as_completed
+    futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
+    for future in as_completed(futures):
+        try:
+            result = future.result()
+        except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+            log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+            continue
+        yield futures[future][key], result

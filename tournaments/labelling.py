@@ -22,7 +22,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from concilio.cluster import Resident, open_cluster
+from concilio.cluster import Resident, map_as_completed, open_cluster
 from concilio.errors import ConcilioError
 from players.external import find_engine_binary
 from players.result import SearchLimits
@@ -232,8 +232,8 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
         try:
             if games_todo:
                 bar = tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress)
-                for seed, positions in _map(client, selfplay_game, [(s, f, plan.budgets, plan.per_game)
-                                                                      for s, f in games_todo], key=0):
+                tasks = [(s, f, plan.budgets, plan.per_game) for s, f in games_todo]
+                for seed, positions in map_as_completed(client, selfplay_game, tasks, key=0, log=log):
                     positions_added += store.add_source(f"selfplay:{seed}", positions)
                     bar.update(1)
                 bar.close()
@@ -242,8 +242,9 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
             if todo:
                 batches = [tuple(todo[i:i + LABEL_BATCH]) for i in range(0, len(todo), LABEL_BATCH)]
                 bar = tqdm(total=len(todo), unit="position", desc="labels", disable=not progress, smoothing=0.05)
-                for _, labels in _map(client, label_batch, [(plan.engine, plan.options, plan.hash_mb, b, plan.nodes,
-                                                             plan.multipv, plan.engine_id) for b in batches], key=3):
+                tasks = [(plan.engine, plan.options, plan.hash_mb, b, plan.nodes, plan.multipv, plan.engine_id)
+                         for b in batches]
+                for _, labels in map_as_completed(client, label_batch, tasks, key=3, log=log):
                     labels_added += store.add_labels(labels)
                     bar.update(len(labels))
                 bar.close()
@@ -258,24 +259,6 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
                 cluster.close()
         return LabelOutcome(len(games_todo), positions_added, labels_added, store.count_positions(),
                             store.count_labels())
-
-
-def _map(client, function, argument_lists, key: int):
-    """(argument ``key``, result) as each call finishes, on Dask workers or inline.  A
-    call that fails is logged and left for a rerun; the others are kept."""
-    if client is None:
-        for args in argument_lists:
-            yield args[key], function(*args)
-        return
-    from distributed import as_completed
-    futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
-    for future in as_completed(futures):
-        try:
-            result = future.result()
-        except Exception as exc:  # noqa: BLE001 - one lost game or batch must not cost the rest
-            log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
-            continue
-        yield futures[future][key], result
 
 
 # --- export -----------------------------------------------------------------------------------------

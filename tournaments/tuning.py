@@ -1,163 +1,221 @@
-"""Texel-style fit of the evaluation's term values (``params.TERMS``).
+"""Fit of the evaluation's term values (``evaluation.params.TERMS``) on a million positions.
 
-Recipe (seeded, reproducible; nothing large is stored in the repository):
+Recipe (seeded, reproducible; the data stays under ``runs/``, not in the repository):
 
-1. **Positions.**  From each opening of ``8moves_v3-1000.epd`` (seeded order) the
-   full engine plays a short self-play game at a small node budget, with a seeded
-   random choice among the root moves close to the best so that games diverge.
-   Positions after the opening (ply >= 4 of the game) are kept when they are quiet
-   enough for a static evaluation: not in check, no mate in sight, and the engine's
-   best move is not a capture or promotion.
-2. **Labels.**  Stockfish (Debian's ``stockfish``, 15.1) evaluates each position
-   at a shallow fixed depth; the target is its win probability
-   ``sigmoid(cp * ln 10 / 400)``.
-3. **Fit.**  Minimise the mean squared error between that target and
-   ``sigmoid(eval * ln 10 / 400)`` of our full evaluation, by Texel's local search:
-   each middlegame and endgame value in turn moves by ±step while the error falls,
-   steps halving from 8 to 1.  A value keeps the sign it starts with (a penalty
-   stays a penalty, a bonus a bonus) and a value that starts at 0 stays 0 (the
-   term is meant to vanish in that phase): the fit sets sizes, the design sets
-   meanings, and rare features cannot flip a term on a few samples.  The error is
-   computed in numba over all positions, so a pass costs milliseconds.
+1. **Positions and labels** (``positions``, ``tournaments.fit_positions``): Stockfish plays
+   itself at depth 6 from the 8-move book with 5% random moves; the search that picks
+   each move labels its position.  Quiet positions only (not in check, the move neither
+   a capture nor a promotion, no mate in sight).  17,000 games give about a million.
+2. **Fit** (``fit``): minimise the mean squared error between Stockfish's win probability
+   ``sigmoid(cp · ln 10 / 400)`` and the same logistic of our full evaluation.  The
+   evaluation is linear in the term values (``evaluation.fitting``), so each position's
+   coefficients are measured once and L-BFGS-B moves all 66 values at once on the linear
+   model; the result is rounded and scored with the real evaluation.  A value keeps the
+   sign it starts with (a penalty stays a penalty, a bonus a bonus) and a value that starts
+   at 0 stays 0: the fit sets sizes, the design sets meanings.  Every tenth game is held
+   out, by game, since positions of one game are alike.
 
-All categories keep one scale (centipawns, one zero point) because a single fit
-of the whole evaluation sets every category against the same target.
+All categories keep one scale (centipawns, one zero point) because a single fit of the
+whole evaluation sets every category against the same target.
 
-Usage: python -m tournaments.tuning [--games N] [--depth D] [--out FILE]
+Usage::
+
+    python -m tournaments.tuning positions [--games 17000] [--out runs/fit/positions.txt]
+    python -m tournaments.tuning fit [--positions runs/fit/positions.txt] [--apply]
 """
 from __future__ import annotations
 
 import argparse
-import random
+import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import chess
-import chess.engine
 import numpy as np
 
 from concilio.resources import data_file
 from evaluation.evaluate import new_scratch
-from evaluation.fitting import LN10_400, mean_squared_error
-from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
-from players.external import find_engine_binary
-from players.position import Position
-from players.result import SearchLimits
-from players.searcher import Searcher
+from evaluation.fitting import LN10_400, mean_squared_error, term_coefficients, white_scores
+from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES
+from players.core.moves import BLACK, EMPTY, OCC_WHITE, ST_SIDE, WHITE, empty_arrays
+from .fit_positions import FitDataPlan, make_positions, read_games
 
 OPENINGS = data_file("openings/8moves_v3-1000.epd")
+PARAMS_FILE = Path(__file__).resolve().parent.parent / "evaluation" / "params.py"
+DEFAULT_POSITIONS = Path("runs/fit/positions.txt")
 
 
-def generate_positions(games: int, seed: int, nodes: int = 1500, max_plies: int = 80) -> list[str]:
-    """Quiet positions from seeded self-play games of the full engine."""
-    rng = random.Random(seed)
-    openings = [l for l in OPENINGS.read_text().splitlines() if l.strip()]
-    rng.shuffle(openings)
-    searcher = Searcher(hash_mb=8)
-    fens: list[str] = []
-    for line in openings[:games]:
-        board = chess.Board.from_epd(line)[0]
-        searcher.new_game()
-        for ply in range(max_plies):
-            if board.is_game_over(claim_draw=True):
-                break
-            result = searcher.search(board, SearchLimits(nodes=nodes))
-            move = chess.Move.from_uci(result.bestmove)
-            quiet = not board.is_check() and not board.is_capture(move) and move.promotion is None
-            if ply >= 4 and quiet and result.mate is None and abs(result.score_cp) < 1500:
-                fens.append(board.fen())
-            legal = list(board.legal_moves)
-            if rng.random() < 0.15:
-                move = rng.choice(legal)  # occasional random move: more varied, less drawish data
-            board.push(move)
-    return fens
+@dataclass
+class FitSet:
+    """Positions in the evaluation's arrays, with their targets and games."""
+
+    arrays: tuple  # (bbs, boards, sts, hist, keys): what the fitting kernels take
+    targets: np.ndarray  # win probability of White, from the label
+    games: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def subset(self, rows: np.ndarray) -> FitSet:
+        bbs, boards, sts, hist, keys = self.arrays
+        return FitSet((bbs[rows], boards[rows], sts[rows], hist, keys), self.targets[rows], self.games[rows])
 
 
-def label_positions(fens: list[str], depth: int) -> np.ndarray:
-    """Stockfish's centipawn score of each position, from White's point of view."""
-    labels = np.zeros(len(fens), np.float64)
-    with chess.engine.SimpleEngine.popen_uci(find_engine_binary("stockfish")) as engine:
-        for i, fen in enumerate(fens):
-            info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth))
-            labels[i] = info["score"].white().score(mate_score=3000)
-    return labels
+def _epd(fen: str) -> str:
+    return fen.rsplit(" ", 2)[0]
 
 
-def to_arrays(fens: list[str]):
-    arrays = [Position.from_fen(f).arrays for f in fens]
-    return (np.stack([a[0] for a in arrays]), np.stack([a[1] for a in arrays]), np.stack([a[2] for a in arrays]),
-            arrays[0][3], arrays[0][4])
+def load_fit_set(path: Path) -> FitSet:
+    """Every finished game's positions, each distinct position once (the first time it
+    appears: book lines repeat across games)."""
+    seen: set[str] = set()
+    fens, cps, games = [], [], []
+    for seed, _, positions in read_games(path):
+        for fen, cp in positions:
+            key = _epd(fen)
+            if key in seen:
+                continue
+            seen.add(key)
+            fens.append(fen)
+            cps.append(cp)
+            games.append(seed)
+    n = len(fens)
+    bbs = np.zeros((n, 14), np.uint64)
+    boards = np.full((n, 64), EMPTY, np.int8)
+    sts = np.zeros((n, 8), np.int64)
+    colours = ((chess.WHITE, WHITE), (chess.BLACK, BLACK))
+    for i, fen in enumerate(fens):
+        board = chess.Board(fen)
+        for colour, c in colours:
+            for piece_type in chess.PIECE_TYPES:
+                code = 6 * c + piece_type - 1
+                mask = board.pieces_mask(piece_type, colour)
+                bbs[i, code] = mask
+                for sq in chess.scan_forward(mask):
+                    boards[i, sq] = code
+            bbs[i, OCC_WHITE + c] = board.occupied_co[colour]
+        sts[i, ST_SIDE] = WHITE if board.turn == chess.WHITE else BLACK
+    _, _, _, hist, keys = empty_arrays()
+    targets = 1.0 / (1.0 + np.exp(-np.asarray(cps, np.float64) * LN10_400))
+    return FitSet((bbs, boards, sts, hist, keys), targets, np.asarray(games, np.int64))
 
 
-def fit(fens: list[str], labels: np.ndarray, start: np.ndarray = DEFAULT_PARAMS, log=print) -> np.ndarray:
-    data = to_arrays(fens)
-    targets = 1.0 / (1.0 + np.exp(-labels * LN10_400))
-    scratch = new_scratch()
-    params = start.copy()
-
-    def error(p):
-        return mean_squared_error(*data, p, targets, *scratch)
-
-    best = error(params)
-    log(f"start error {best:.6f} on {len(fens)} positions")
-    for step in (8, 4, 2, 1):
-        improved = True
-        while improved:
-            improved = False
-            for i in range(params.shape[0]):
-                for phase in (0, 1):
-                    sign = int(np.sign(start[i, phase]))
-                    if sign == 0:
-                        continue
-                    for delta in (step, -step):
-                        if (params[i, phase] + delta) * sign < 0:
-                            continue
-                        params[i, phase] += delta
-                        e = error(params)
-                        if e < best - 1e-9:
-                            best = e
-                            improved = True
-                            break
-                        params[i, phase] -= delta
-        log(f"step {step}: error {best:.6f}")
-    return params
+def error(data: FitSet, params: np.ndarray, scale: float) -> float:
+    """Mean squared error of the real evaluation with ``params`` on ``data``."""
+    return float(mean_squared_error(*data.arrays, params, data.targets, scale, *new_scratch()))
 
 
-def format_terms(params: np.ndarray) -> str:
-    lines = []
-    for (name, cat, _, _), (mg, eg) in zip(TERMS, params):
-        lines.append(f'    ("{name}", "{cat}", {int(mg)}, {int(eg)}),')
-    return "\n".join(lines)
+def fit_scale(data: FitSet, params: np.ndarray) -> float:
+    """Texel's K: the logistic scale at which ``params`` fit the targets best.  Holding it
+    fixed while the values move keeps the evaluation's overall size where the search's
+    margins (futility, aspiration, delta pruning) were tuned; only the values' sizes
+    relative to each other change."""
+    from scipy.optimize import minimize_scalar
+
+    scores = white_scores(*data.arrays, params, *new_scratch())
+
+    def err(k: float) -> float:
+        return float(np.mean((1.0 / (1.0 + np.exp(-k * scores)) - data.targets) ** 2))
+
+    return float(minimize_scalar(err, bounds=(0.2 * LN10_400, 5 * LN10_400), method="bounded").x)
+
+
+def fit(data: FitSet, start: np.ndarray, scale: float, log=print) -> np.ndarray:
+    """The term values that minimise the error on ``data`` at the logistic ``scale``,
+    rounded to centipawns."""
+    from scipy.optimize import minimize
+
+    t0 = time.time()
+    scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
+    x0 = start.astype(np.float64).ravel()
+    rest = scores - coefficients @ x0.astype(np.float32)
+    log(f"coefficients of {coefficients.shape[1]} values on {len(data)} positions in {time.time() - t0:.0f} s")
+    targets = data.targets
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        p = 1.0 / (1.0 + np.exp(-(rest + coefficients @ x.astype(np.float32)) * scale))
+        residual = p - targets
+        slope = (2.0 / len(targets)) * residual * p * (1.0 - p) * scale
+        return float(np.mean(residual ** 2)), (slope.astype(np.float32) @ coefficients).astype(np.float64)
+
+    bounds = [(0.0, 0.0) if v == 0 else (0.0, None) if v > 0 else (None, 0.0) for v in x0]
+    log(f"start error {objective(x0)[0]:.6f} (linear model)")
+    result = minimize(objective, x0, jac=True, method="L-BFGS-B", bounds=bounds,
+                      options={"maxiter": 2000, "ftol": 1e-12, "gtol": 1e-9})
+    log(f"L-BFGS-B: {result.nit} iterations, error {result.fun:.6f} (linear model), {result.message}")
+    return np.round(result.x).astype(np.int64).reshape(start.shape)
+
+
+def apply_params(params: np.ndarray, path: Path = PARAMS_FILE) -> int:
+    """Write ``params`` into the ``TERMS`` table of ``evaluation/params.py``, keeping its
+    comments; the number of values changed."""
+    text = path.read_text()
+    changed = 0
+    for name, (mg, eg), old in zip(PARAM_NAMES, params, DEFAULT_PARAMS):
+        pattern = re.compile(rf'(\("{name}", "\w", )(-?\d+), (-?\d+)(\),)')
+        text, found = pattern.subn(lambda m: f"{m.group(1)}{int(mg)}, {int(eg)}{m.group(4)}", text)
+        if found != 1:
+            raise ValueError(f"{path}: no single TERMS line for {name}")
+        changed += int(mg != old[0]) + int(eg != old[1])
+    path.write_text(text)
+    return changed
+
+
+def _cmd_positions(args: argparse.Namespace) -> int:
+    t0 = time.time()
+    plan = FitDataPlan(args.out, OPENINGS, args.games, seed=args.seed, depth=args.depth, workers=args.workers)
+    count = make_positions(plan)
+    print(f"{args.out}: {count} positions ({time.time() - t0:.0f} s)")
+    return 0
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    t0 = time.time()
+    data = load_fit_set(args.positions)
+    held = data.games % args.holdout == 0
+    train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
+    print(f"{len(data)} distinct positions from {len(np.unique(data.games))} games: {len(train)} to fit, "
+          f"{len(test)} held out (every {args.holdout}th game) - read in {time.time() - t0:.0f} s", flush=True)
+    scale = fit_scale(train, DEFAULT_PARAMS)
+    print(f"logistic scale fitted to the current values: {scale / LN10_400:.3f} x ln 10 / 400 "
+          f"(one of our centipawns is worth {scale / LN10_400:.3f} of Stockfish's)", flush=True)
+    params = fit(train, DEFAULT_PARAMS, scale)
+    gap = np.abs(white_scores(*test.arrays, params, *new_scratch())
+                 - (term_coefficients(*test.arrays, DEFAULT_PARAMS, *new_scratch())[1].astype(np.float64)
+                    @ (params - DEFAULT_PARAMS).ravel()
+                    + white_scores(*test.arrays, DEFAULT_PARAMS, *new_scratch())))
+    print(f"linear model against the real evaluation at the fitted values: mean |gap| {gap.mean():.2f} cp, "
+          f"max {gap.max():.0f} cp")
+    print(f"training error: {error(train, DEFAULT_PARAMS, scale):.6f} -> {error(train, params, scale):.6f}")
+    print(f"held-out error: {error(test, DEFAULT_PARAMS, scale):.6f} -> {error(test, params, scale):.6f}")
+    for name, old, new in zip(PARAM_NAMES, DEFAULT_PARAMS, params):
+        if (old != new).any():
+            print(f"  {name:24s} {tuple(int(v) for v in old)} -> {tuple(int(v) for v in new)}")
+    if args.apply:
+        print(f"{apply_params(params)} values written to {PARAMS_FILE}")
+    print(f"done in {time.time() - t0:.0f} s")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--depth", type=int, default=8, help="Stockfish labelling depth")
-    parser.add_argument("--seed", type=int, default=20261121)
-    parser.add_argument("--out", type=Path, default=Path("tuned_terms.txt"))
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("positions", help="play and label the fit's positions (resumes)")
+    p.add_argument("--games", type=int, default=17_000)
+    p.add_argument("--depth", type=int, default=6, help="Stockfish's depth per move and label")
+    p.add_argument("--seed", type=int, default=20261123)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", type=Path, default=DEFAULT_POSITIONS)
+    p.set_defaults(run=_cmd_positions)
+    p = sub.add_parser("fit", help="fit the term values on a positions file")
+    p.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS)
+    p.add_argument("--holdout", type=int, default=10, help="hold out every Nth game")
+    p.add_argument("--apply", action="store_true", help="write the fitted values into evaluation/params.py")
+    p.set_defaults(run=_cmd_fit)
     args = parser.parse_args(argv)
-    t0 = time.time()
-    fens = generate_positions(args.games, args.seed)
-    print(f"{len(fens)} positions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
-    labels = label_positions(fens, args.depth)
-    print(f"labelled in {time.time() - t0:.0f} s", flush=True)
-    # Hold out every tenth position to check that the fit generalises.
-    train = [i for i in range(len(fens)) if i % 10]
-    test = [i for i in range(len(fens)) if i % 10 == 0]
-    params = fit([fens[i] for i in train], labels[train])
-    data = to_arrays([fens[i] for i in test])
-    targets = 1.0 / (1.0 + np.exp(-labels[test] * LN10_400))
-    before = mean_squared_error(*data, DEFAULT_PARAMS, targets, *new_scratch())
-    after = mean_squared_error(*data, params, targets, *new_scratch())
-    print(f"held-out error: {before:.6f} -> {after:.6f}")
-    args.out.write_text(format_terms(params) + "\n")
-    print(f"fitted terms written to {args.out} ({time.time() - t0:.0f} s)")
-    for name, old, new in zip(PARAM_NAMES, DEFAULT_PARAMS, params):
-        if (old != new).any():
-            print(f"  {name:24s} {tuple(int(v) for v in old)} -> {tuple(int(v) for v in new)}")
-    return 0
+    return args.run(args)
 
 
 if __name__ == "__main__":
