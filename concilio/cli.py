@@ -197,6 +197,12 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fit(args: argparse.Namespace) -> int:
+    """The term-value fit's two steps (``tournaments.tuning`` holds them and their options)."""
+    from tournaments.tuning import main as fit_main
+    return fit_main(args.args)
+
+
 def cmd_label(args: argparse.Namespace) -> int:
     """Make or extend a labelled training set (self-play and PGN positions, engine labels)."""
     from pathlib import Path
@@ -378,6 +384,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_label)
 
+    p = sub.add_parser("fit", add_help=False,
+                       help="fit the evaluation's term values: 'positions' plays and labels them, 'terms' fits "
+                            "(concilio fit -h)")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_fit)
+
     p = sub.add_parser("match", help="play a match, gauntlet or round robin (resumes from its output folder)")
     p.add_argument("config", help="match file, or a name in configs/tournaments (quick, thesis, calibration)")
     p.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
@@ -408,7 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["fit"]:  # its own parser (tournaments.tuning), -h included
+        args = argparse.Namespace(command="fit", func=cmd_fit, args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     if getattr(args, "command", None) == "bench" and args.depth is None:
         from players.bench import BENCH_DEPTH
         args.depth = BENCH_DEPTH

@@ -6,7 +6,7 @@ Recipe (seeded, reproducible; the data stays under ``runs/``, not in the reposit
    itself at depth 6 from the 8-move book with 5% random moves; the search that picks
    each move labels its position.  Quiet positions only (not in check, the move neither
    a capture nor a promotion, no mate in sight).  17,000 games give about a million.
-2. **Fit** (``fit``): minimise the mean squared error between Stockfish's win probability
+2. **Fit** (``terms``): minimise the mean squared error between Stockfish's win probability
    ``sigmoid(cp · ln 10 / 400)`` and the same logistic of our full evaluation.  The
    evaluation is linear in the term values (``evaluation.fitting``), so each position's
    coefficients are measured once and L-BFGS-B moves all 66 values at once on the linear
@@ -18,10 +18,10 @@ Recipe (seeded, reproducible; the data stays under ``runs/``, not in the reposit
 All categories keep one scale (centipawns, one zero point) because a single fit of the
 whole evaluation sets every category against the same target.
 
-Usage::
+Usage (``concilio fit`` runs this module)::
 
-    python -m tournaments.tuning positions [--games 17000] [--out runs/fit/positions.txt]
-    python -m tournaments.tuning fit [--positions runs/fit/positions.txt] [--apply]
+    concilio fit positions [--games 17000] [--out runs/fit/positions.txt]
+    concilio fit terms [--positions runs/fit/positions.txt] [--apply]
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from evaluation.evaluate import new_scratch
 from evaluation.fitting import LN10_400, mean_squared_error, term_coefficients, white_scores
 from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES
 from players.core.moves import BLACK, EMPTY, OCC_WHITE, ST_SIDE, WHITE, empty_arrays
-from .fit_positions import FitDataPlan, make_positions, read_games
+from .fit_positions import FitDataError, FitDataPlan, make_positions, read_games
 
 OPENINGS = data_file("openings/8moves_v3-1000.epd")
 PARAMS_FILE = Path(__file__).resolve().parent.parent / "evaluation" / "params.py"
@@ -70,6 +70,8 @@ def _epd(fen: str) -> str:
 def load_fit_set(path: Path) -> FitSet:
     """Every finished game's positions, each distinct position once (the first time it
     appears: book lines repeat across games)."""
+    if not path.is_file():
+        raise FitDataError(f"{path}: no positions file (make one with 'concilio fit positions')")
     seen: set[str] = set()
     fens, cps, games = [], [], []
     for seed, _, positions in read_games(path):
@@ -82,6 +84,8 @@ def load_fit_set(path: Path) -> FitSet:
             cps.append(cp)
             games.append(seed)
     n = len(fens)
+    if n == 0:
+        raise FitDataError(f"{path}: no finished game with a position in it")
     bbs = np.zeros((n, 14), np.uint64)
     boards = np.full((n, 64), EMPTY, np.int8)
     sts = np.zeros((n, 8), np.int64)
@@ -171,7 +175,7 @@ def _cmd_positions(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_fit(args: argparse.Namespace) -> int:
+def _cmd_terms(args: argparse.Namespace) -> int:
     t0 = time.time()
     data = load_fit_set(args.positions)
     held = data.games % args.holdout == 0
@@ -200,7 +204,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="concilio fit", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("positions", help="play and label the fit's positions (resumes)")
     p.add_argument("--games", type=int, default=17_000)
@@ -209,11 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path, default=DEFAULT_POSITIONS)
     p.set_defaults(run=_cmd_positions)
-    p = sub.add_parser("fit", help="fit the term values on a positions file")
+    p = sub.add_parser("terms", help="fit the term values on a positions file")
     p.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS)
     p.add_argument("--holdout", type=int, default=10, help="hold out every Nth game")
     p.add_argument("--apply", action="store_true", help="write the fitted values into evaluation/params.py")
-    p.set_defaults(run=_cmd_fit)
+    p.set_defaults(run=_cmd_terms)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -169,3 +169,13 @@ def test_a_game_is_seeded_and_its_positions_quiet(tmp_path, data_dir):
     assert len(finished_games(plan.out)) == 2 and count == sum(1 for _ in read_positions(plan.out))
     size = plan.out.stat().st_size
     assert make_positions(plan, progress=False) == count and plan.out.stat().st_size == size  # nothing replayed
+
+
+def test_the_command_names_a_missing_or_empty_positions_file(tmp_path, capsys):
+    from concilio.cli import main
+    assert main(["fit", "terms", "--positions", str(tmp_path / "none.txt")]) == 2
+    assert "none.txt: no positions file (make one with 'concilio fit positions')" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    append_game(empty, FitGame(1, (), 0.5))
+    assert main(["fit", "terms", "--positions", str(empty)]) == 2
+    assert "empty.txt: no finished game with a position in it" in capsys.readouterr().err
