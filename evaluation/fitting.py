@@ -15,8 +15,10 @@ import math
 import numpy as np
 from numba import njit
 
+from players.core.bitboard import lsb
 from players.core.moves import ST_SIDE, WHITE
-from .evaluate import evaluate
+from .evaluate import evaluate, game_phase
+from .tables import PHASE_MAX
 
 LN10_400 = math.log(10) / 400
 FULL_MASK = 127
@@ -60,7 +62,7 @@ def term_coefficients(bbs, boards, sts, hist, keys, params, terms, attacks, coun
     weights = np.ones(7)
     n, k = bbs.shape[0], params.shape[0]
     scores = np.empty(n, np.float64)
-    coefficients = np.empty((n, 2 * k), np.float32)
+    coefficients = np.empty((n, 2 * k), np.float64)
     moved = params.copy()
     for i in range(n):
         pos = (bbs[i], boards[i], sts[i], hist, keys)
@@ -74,3 +76,33 @@ def term_coefficients(bbs, boards, sts, hist, keys, params, terms, attacks, coun
                 moved[j, phase] -= COEFFICIENT_STEP
                 coefficients[i, 2 * j + phase] = (score - base) / COEFFICIENT_STEP
     return scores, coefficients
+
+
+PST_COLUMNS = 2 * 6 * 64  # phase × piece type × square, as ``tables.PST`` is laid out
+
+
+@njit(cache=True)
+def pst_coefficients(bbs):
+    """``(rows, columns, values)`` of the piece-square tables' coefficients, sparse: one
+    entry per piece (column ``phase·384 + type·64 + square`` as White reads the table; a
+    black piece counts minus one on its mirrored square), weighted by the taper.  The
+    tables feed the **B** sum that the taper divides, so these are exact up to it."""
+    n = bbs.shape[0]
+    rows = np.empty(n * 64, np.int64)
+    columns = np.empty(n * 64, np.int64)
+    values = np.empty(n * 64, np.float64)
+    k = 0
+    for i in range(n):
+        phase = game_phase(bbs[i])
+        mg = phase / PHASE_MAX
+        for c in range(2):
+            sign = 1.0 if c == 0 else -1.0
+            for t in range(6):
+                pieces = bbs[i][6 * c + t]
+                while pieces:
+                    sq = lsb(pieces) ^ (56 * c)
+                    pieces &= pieces - np.uint64(1)
+                    rows[k], columns[k], values[k] = i, t * 64 + sq, sign * mg
+                    rows[k + 1], columns[k + 1], values[k + 1] = i, 384 + t * 64 + sq, sign * (1.0 - mg)
+                    k += 2
+    return rows[:k], columns[:k], values[:k]

@@ -37,14 +37,18 @@ import numpy as np
 
 from concilio.resources import data_file
 from evaluation.evaluate import new_scratch
-from evaluation.fitting import LN10_400, mean_squared_error, term_coefficients, white_scores
-from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES
+from evaluation.fitting import (LN10_400, PST_COLUMNS, mean_squared_error, pst_coefficients, term_coefficients,
+                                white_scores)
+from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, PAWN_VALUE
+from evaluation.tables import PST
 from players.core.moves import BLACK, EMPTY, OCC_WHITE, ST_SIDE, WHITE, empty_arrays
 from .fit_positions import FitDataError, FitDataPlan, make_positions, read_games
 
 OPENINGS = data_file("openings/8moves_v3-1000.epd")
 PARAMS_FILE = Path(__file__).resolve().parent.parent / "evaluation" / "params.py"
 DEFAULT_POSITIONS = Path("runs/fit/positions.txt")
+TABLES_FILE = PARAMS_FILE.parent / "tables.py"
+RIDGE = 1e-9  # per squared centipawn a table value moves: 20 cp on every square costs 3e-4 of error
 
 
 @dataclass
@@ -126,30 +130,87 @@ def fit_scale(data: FitSet, params: np.ndarray) -> float:
     return float(minimize_scalar(err, bounds=(0.2 * LN10_400, 5 * LN10_400), method="bounded").x)
 
 
-def fit(data: FitSet, start: np.ndarray, scale: float, log=print) -> np.ndarray:
-    """The term values that minimise the error on ``data`` at the logistic ``scale``,
-    rounded to centipawns."""
+def fit(data: FitSet, start: np.ndarray, scale: float, tables: np.ndarray | None = None, ridge: float = RIDGE,
+        log=print) -> tuple[np.ndarray, np.ndarray | None]:
+    """The term values (and, given ``tables``, the piece-square tables) that minimise the
+    error on ``data`` at the logistic ``scale``, rounded to centipawns.
+
+    A table value is held near where it starts by ``ridge`` per squared centipawn (a
+    square a piece seldom stands on keeps its value), and a table's average moves into
+    its piece's value afterwards: adding the same amount to every square of a table is
+    the same as adding it to the piece's value, and an instance without **B** must
+    still see the right material."""
     from scipy.optimize import minimize
+    from scipy.sparse import csr_matrix
 
     t0 = time.time()
     scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
     x0 = start.astype(np.float64).ravel()
-    rest = scores - coefficients @ x0.astype(np.float32)
-    log(f"coefficients of {coefficients.shape[1]} values on {len(data)} positions in {time.time() - t0:.0f} s")
+    rest = scores - coefficients @ x0
+    k = len(x0)
+    bounds = [(0.0, 0.0) if v == 0 else (0.0, None) if v > 0 else (None, 0.0) for v in x0]
+    squares = None
+    if tables is not None:
+        rows, columns, values = pst_coefficients(data.arrays[0])
+        squares = csr_matrix((values, (rows, columns)), shape=(len(data), PST_COLUMNS))
+        t_start = tables.astype(np.float64).ravel()
+        rest = rest - squares @ t_start
+        x0 = np.concatenate([x0, t_start])
+        bounds += [(None, None)] * PST_COLUMNS
+    log(f"coefficients of {len(x0)} values on {len(data)} positions in {time.time() - t0:.0f} s")
     targets = data.targets
+    n = len(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        p = 1.0 / (1.0 + np.exp(-(rest + coefficients @ x.astype(np.float32)) * scale))
+        s = rest + coefficients @ x[:k]
+        if squares is not None:
+            s = s + squares @ x[k:]
+        p = 1.0 / (1.0 + np.exp(-s * scale))
         residual = p - targets
-        slope = (2.0 / len(targets)) * residual * p * (1.0 - p) * scale
-        return float(np.mean(residual ** 2)), (slope.astype(np.float32) @ coefficients).astype(np.float64)
+        slope = (2.0 / n) * residual * p * (1.0 - p) * scale
+        value = float(np.mean(residual ** 2))
+        gradient = np.empty_like(x)
+        gradient[:k] = slope @ coefficients
+        if squares is not None:
+            moved = x[k:] - x0[k:]
+            value += ridge * float(moved @ moved)
+            gradient[k:] = squares.T @ slope + 2.0 * ridge * moved
+        return value, gradient
 
-    bounds = [(0.0, 0.0) if v == 0 else (0.0, None) if v > 0 else (None, 0.0) for v in x0]
     log(f"start error {objective(x0)[0]:.6f} (linear model)")
     result = minimize(objective, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                      options={"maxiter": 2000, "ftol": 1e-12, "gtol": 1e-9})
-    log(f"L-BFGS-B: {result.nit} iterations, error {result.fun:.6f} (linear model), {result.message}")
-    return np.round(result.x).astype(np.int64).reshape(start.shape)
+                      options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-10})
+    log(f"L-BFGS-B: {result.nit} iterations, error {result.fun:.6f} (linear model, with the ridge), "
+        f"{result.message}")
+    params = result.x[:k].reshape(start.shape).copy()
+    fitted_tables = None
+    if tables is not None:
+        fitted_tables = result.x[k:].reshape(tables.shape).copy()
+        for phase in range(2):
+            for t in range(6):
+                on = slice(8, 56) if t == 0 else slice(0, 64)  # pawns never stand on ranks 1 and 8
+                shift = float(np.mean(fitted_tables[phase, t, on] - tables[phase, t, on]))
+                fitted_tables[phase, t, on] -= shift
+                if t < 5:  # the king has no value: its average cancels between the sides
+                    params[PAWN_VALUE + t, phase] += shift
+            fitted_tables[phase, 0, :8] = tables[phase, 0, :8]
+            fitted_tables[phase, 0, 56:] = tables[phase, 0, 56:]
+        fitted_tables = np.round(fitted_tables).astype(np.int64)
+    return np.round(params).astype(np.int64), fitted_tables
+
+
+def linear_error(data: FitSet, start: np.ndarray, params: np.ndarray, scale: float,
+                 tables0: np.ndarray | None = None, tables: np.ndarray | None = None) -> float:
+    """The error of ``params`` (and ``tables``) on ``data`` by the linear model around
+    ``start``: how a table fit is scored before the tables are compiled into the engine."""
+    scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
+    s = scores + coefficients @ (params - start).ravel()
+    if tables is not None:
+        from scipy.sparse import csr_matrix
+        rows, columns, values = pst_coefficients(data.arrays[0])
+        squares = csr_matrix((values, (rows, columns)), shape=(len(data), PST_COLUMNS))
+        s = s + squares @ (tables - tables0).ravel().astype(np.float64)
+    return float(np.mean((1.0 / (1.0 + np.exp(-s * scale)) - data.targets) ** 2))
 
 
 def apply_params(params: np.ndarray, path: Path = PARAMS_FILE) -> int:
@@ -163,6 +224,31 @@ def apply_params(params: np.ndarray, path: Path = PARAMS_FILE) -> int:
         if found != 1:
             raise ValueError(f"{path}: no single TERMS line for {name}")
         changed += int(mg != old[0]) + int(eg != old[1])
+    path.write_text(text)
+    return changed
+
+
+TABLE_NAMES = ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING")
+
+
+def format_table(values: np.ndarray) -> str:
+    """A table as ``tables.py`` writes it: rank 8 first, a1 stored first."""
+    grid = np.asarray(values).reshape(8, 8)[::-1]
+    return "\n".join(" ".join(f"{int(v):4d}" for v in row) for row in grid)
+
+
+def apply_tables(tables: np.ndarray, path: Path = TABLES_FILE) -> int:
+    """Write ``tables`` (phase, piece type, square) into ``evaluation/tables.py``; the
+    number of values changed."""
+    text = path.read_text()
+    changed = 0
+    for t, name in enumerate(TABLE_NAMES):
+        for phase, suffix in ((0, "MG"), (1, "EG")):
+            pattern = re.compile(rf'(_{name}_{suffix} = _table\(""")\n[-\d\s]+?(""")')
+            text, found = pattern.subn(lambda m: f"{m.group(1)}\n{format_table(tables[phase, t])}{m.group(2)}", text)
+            if found != 1:
+                raise ValueError(f"{path}: no single table _{name}_{suffix}")
+            changed += int((tables[phase, t] != PST[phase, t]).sum())
     path.write_text(text)
     return changed
 
@@ -185,20 +271,31 @@ def _cmd_terms(args: argparse.Namespace) -> int:
     scale = fit_scale(train, DEFAULT_PARAMS)
     print(f"logistic scale fitted to the current values: {scale / LN10_400:.3f} x ln 10 / 400 "
           f"(one of our centipawns is worth {scale / LN10_400:.3f} of Stockfish's)", flush=True)
-    params = fit(train, DEFAULT_PARAMS, scale)
-    gap = np.abs(white_scores(*test.arrays, params, *new_scratch())
-                 - (term_coefficients(*test.arrays, DEFAULT_PARAMS, *new_scratch())[1].astype(np.float64)
-                    @ (params - DEFAULT_PARAMS).ravel()
-                    + white_scores(*test.arrays, DEFAULT_PARAMS, *new_scratch())))
-    print(f"linear model against the real evaluation at the fitted values: mean |gap| {gap.mean():.2f} cp, "
-          f"max {gap.max():.0f} cp")
-    print(f"training error: {error(train, DEFAULT_PARAMS, scale):.6f} -> {error(train, params, scale):.6f}")
-    print(f"held-out error: {error(test, DEFAULT_PARAMS, scale):.6f} -> {error(test, params, scale):.6f}")
+    tables0 = PST if args.tables else None
+    params, tables = fit(train, DEFAULT_PARAMS, scale, tables0, ridge=args.ridge)
+    if tables is None:
+        gap = np.abs(white_scores(*test.arrays, params, *new_scratch())
+                     - (term_coefficients(*test.arrays, DEFAULT_PARAMS, *new_scratch())[1]
+                        @ (params - DEFAULT_PARAMS).ravel()
+                        + white_scores(*test.arrays, DEFAULT_PARAMS, *new_scratch())))
+        print(f"linear model against the real evaluation at the fitted values: mean |gap| {gap.mean():.2f} cp, "
+              f"max {gap.max():.0f} cp")
+        print(f"training error: {error(train, DEFAULT_PARAMS, scale):.6f} -> {error(train, params, scale):.6f}")
+        print(f"held-out error: {error(test, DEFAULT_PARAMS, scale):.6f} -> {error(test, params, scale):.6f}")
+    else:  # new tables are compiled into the engine only once written: score by the linear model
+        for name, part in (("training", train), ("held-out", test)):
+            print(f"{name} error (linear model): {error(part, DEFAULT_PARAMS, scale):.6f} -> "
+                  f"{linear_error(part, DEFAULT_PARAMS, params, scale, tables0, tables):.6f}")
     for name, old, new in zip(PARAM_NAMES, DEFAULT_PARAMS, params):
         if (old != new).any():
             print(f"  {name:24s} {tuple(int(v) for v in old)} -> {tuple(int(v) for v in new)}")
+    if tables is not None:
+        moved = np.abs(tables - tables0)
+        print(f"piece-square values: mean |change| {moved.mean():.1f} cp, largest {moved.max()} cp")
     if args.apply:
         print(f"{apply_params(params)} values written to {PARAMS_FILE}")
+        if tables is not None:
+            print(f"{apply_tables(tables)} piece-square values written to {TABLES_FILE}")
     print(f"done in {time.time() - t0:.0f} s")
     return 0
 
@@ -217,7 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("terms", help="fit the term values on a positions file")
     p.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS)
     p.add_argument("--holdout", type=int, default=10, help="hold out every Nth game")
-    p.add_argument("--apply", action="store_true", help="write the fitted values into evaluation/params.py")
+    p.add_argument("--tables", action="store_true", help="fit the piece-square tables too")
+    p.add_argument("--ridge", type=float, default=RIDGE, help="cost of a table value's squared move (per cp²)")
+    p.add_argument("--apply", action="store_true",
+                   help="write the fitted values into evaluation/params.py (and tables.py)")
     p.set_defaults(run=_cmd_terms)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -11,6 +11,7 @@ from concilio.cluster import map_as_completed
 from evaluation.evaluate import new_scratch
 from evaluation.fitting import LN10_400, term_coefficients, white_scores
 from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
+from evaluation.tables import PST
 from players.external import find_engine_binary
 from players.position import Position
 from tournaments import tuning
@@ -124,11 +125,49 @@ def test_the_fit_recovers_values_that_made_the_labels(tmp_path):
     data0 = tuning.load_fit_set(path)
     cps = white_scores(*data0.arrays, truth, *new_scratch())
     data0.targets = 1.0 / (1.0 + np.exp(-cps * LN10_400))
-    fitted = tuning.fit(data0, DEFAULT_PARAMS, LN10_400, log=lambda *_: None)
+    fitted, tables = tuning.fit(data0, DEFAULT_PARAMS, LN10_400, log=lambda *_: None)
+    assert tables is None
     assert tuning.error(data0, fitted, LN10_400) < tuning.error(data0, DEFAULT_PARAMS, LN10_400) / 10
     knight = fitted[PARAM_NAMES.index("knight_value")]
     assert abs(knight[0] + knight[1] - 630) <= 40  # the mix of phases these positions have
     assert tuning.fit_scale(data0, truth) == pytest.approx(LN10_400, rel=0.02)
+    # With the tables free too: the error still falls, a table's average has moved into
+    # its piece's value (pawns over ranks 2-7), and the pawns' back ranks stay as they were.
+    fitted, tables = tuning.fit(data0, DEFAULT_PARAMS, LN10_400, PST, log=lambda *_: None)
+    assert tuning.linear_error(data0, DEFAULT_PARAMS, fitted, LN10_400, PST, tables) \
+        < tuning.error(data0, DEFAULT_PARAMS, LN10_400) / 5
+    for phase in range(2):
+        assert abs(np.mean(tables[phase, 0, 8:56] - PST[phase, 0, 8:56])) <= 0.5
+        assert abs(np.mean(tables[phase, 1] - PST[phase, 1])) <= 0.5
+        assert (tables[phase, 0, :8] == PST[phase, 0, :8]).all() and (tables[phase, 0, 56:] == 0).all()
+
+
+def test_pst_coefficients_count_pieces_on_their_squares():
+    from evaluation.fitting import pst_coefficients
+    from scipy.sparse import csr_matrix
+    board = chess.Board("4k3/8/8/8/8/8/4P3/R3K3 b - - 0 1")  # phase 2 (a rook): 1/12 middlegame
+    bbs = np.zeros((1, 14), np.uint64)
+    for colour, c in ((chess.WHITE, 0), (chess.BLACK, 1)):
+        for piece_type in chess.PIECE_TYPES:
+            bbs[0, 6 * c + piece_type - 1] = board.pieces_mask(piece_type, colour)
+    rows, columns, values = pst_coefficients(bbs)
+    dense = csr_matrix((values, (rows, columns)), shape=(1, 768)).toarray()[0]
+    assert dense[0 * 64 + chess.E2] == pytest.approx(2 / 24) and dense[384 + chess.E2] == pytest.approx(22 / 24)
+    assert dense[3 * 64 + chess.A1] == pytest.approx(2 / 24)
+    # Kings on e1 and e8: Black's reads the table at e8 ^ 56 = e1, so they cancel.
+    assert dense[5 * 64 + chess.E1] == 0 and dense[384 + 5 * 64 + chess.E1] == 0
+    assert np.count_nonzero(dense) == 4
+
+
+def test_apply_tables_rewrites_one_table(tmp_path):
+    path = tmp_path / "tables.py"
+    path.write_text(tuning.TABLES_FILE.read_text())
+    new = PST.copy()
+    new[1, 2, chess.C4] += 7  # the endgame bishop table, c4: rank 4, third column
+    assert tuning.apply_tables(new, path) == 1
+    namespace = {}
+    exec(path.read_text(), namespace)
+    assert (namespace["PST"] == new).all()
 
 
 def test_apply_params_rewrites_only_the_numbers(tmp_path):
