@@ -48,7 +48,8 @@ def run_engine(name: str, command: str, cases: list[tuple[str, str, dict[str, in
         out.write_text(json.dumps({"engine": name, "command": command, "movetime": movetime, "positions": done}))
 
     argv = shlex.split(command)
-    engine = chess.engine.SimpleEngine.popen_uci([find_engine_binary(argv[0])] + argv[1:], timeout=30)
+    # 120 s to answer uci: our engine with a cold numba cache compiles before it answers.
+    engine = chess.engine.SimpleEngine.popen_uci([find_engine_binary(argv[0])] + argv[1:], timeout=120)
     try:
         if "Threads" in engine.options:
             engine.configure({"Threads": 1})

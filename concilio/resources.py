@@ -53,7 +53,8 @@ def resolve_data_reference(text: str, folder: Path) -> Path | None:
 
 
 def use_user_numba_cache() -> Path:
-    """Point numba's cache at the user's cache folder (unless ``NUMBA_CACHE_DIR`` is set).
+    """Point numba's cache at the user's cache folder (or ``NUMBA_CACHE_DIR``), in a
+    subfolder named by the engine's fingerprint (``concilio.fingerprint``).
 
     Numba writes its cache beside the source files by default: inside site-packages
     for an installed Concilio, where ``pip uninstall`` leaves the folders behind and a
@@ -61,7 +62,12 @@ def use_user_numba_cache() -> Path:
     jitted code, before the first ``@njit``; the environment variable also reaches
     the Dask worker processes this process starts.
     """
-    folder = os.environ.get("NUMBA_CACHE_DIR") or str(user_cache_dir() / "numba")
+    from .fingerprint import engine_fingerprint
+    base = Path(os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir() / "numba")
+    # One folder per engine: numba would reuse code compiled against old tables.  A child
+    # process inherits the folder; it keeps it when it runs the same engine.
+    own = f"engine-{engine_fingerprint()}"
+    folder = str(base if base.name == own else base / own)
     os.environ["NUMBA_CACHE_DIR"] = folder
     import numba
     numba.config.CACHE_DIR = folder  # numba may have been imported before this ran

@@ -31,11 +31,19 @@ def test_packaged_data_sets_are_complete():
 
 
 def test_numba_caches_in_the_user_folder_unless_told_otherwise(tmp_path):
-    probe = "import players.core.search, numba; print(numba.config.CACHE_DIR)"
+    """In a folder per engine: numba checks only a function's own file, and code compiled
+    against old piece-square tables (evaluation/tables.py) would otherwise be reused."""
+    from concilio.fingerprint import engine_fingerprint
+    own = f"engine-{engine_fingerprint()}"
+    probe = "import players.core.search, numba, os; print(numba.config.CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    default = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
-    assert Path(default.stdout.strip()) == tmp_path / "cache" / "concilio" / "numba"
+
+    def folders() -> set[Path]:
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+        return {Path(p) for p in done.stdout.split()}
+    assert folders() == {tmp_path / "cache" / "concilio" / "numba" / own}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "chosen")
-    chosen = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
-    assert Path(chosen.stdout.strip()) == tmp_path / "chosen"
+    assert folders() == {tmp_path / "chosen" / own}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "chosen" / own)  # what a child process inherits: kept
+    assert folders() == {tmp_path / "chosen" / own}

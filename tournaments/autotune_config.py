@@ -67,8 +67,8 @@ class AutotuneConfig:
 
     @property
     def budget_key(self) -> str:
-        """The budget and the engine (``players.identity``): a changed engine searches afresh."""
-        from players.identity import engine_fingerprint
+        """The budget and the engine (``concilio.fingerprint``): a changed engine searches afresh."""
+        from concilio.fingerprint import engine_fingerprint
         (kind, amount), = self.budget.items()
         return f"{kind}={amount} engine={engine_fingerprint()}"
 

@@ -103,7 +103,7 @@ class GameRecord:
     plies: int
     opening: str
     pgn: str
-    engine: str = ""  # players.identity's fingerprint of the search that played (empty: not recorded)
+    engine: str = ""  # concilio.fingerprint's fingerprint of the search that played (empty: not recorded)
 
 
 def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,

@@ -34,7 +34,7 @@ def _player(entry: PlayerEntry) -> Player:
 
 
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
-    from players.identity import engine_fingerprint
+    from concilio.fingerprint import engine_fingerprint
     record = play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
                        config_hash=config.digest)
     return replace(record, engine=engine_fingerprint())
@@ -48,7 +48,7 @@ def check_same_engine(config: MatchConfig, records: list[GameRecord]) -> None:
     """Refuse to resume a match whose own players would now search differently: the games
     already played and those to come would measure two engines under one name.  Matches
     between external engines only are not concerned (their identity is their command)."""
-    from players.identity import engine_fingerprint
+    from concilio.fingerprint import engine_fingerprint
     ours = [p.name for p in config.players if p.kind not in ("uci", "xboard")]
     if not ours:
         return
@@ -58,7 +58,7 @@ def check_same_engine(config: MatchConfig, records: list[GameRecord]) -> None:
         played = sum(1 for r in records if r.engine in other)
         raise EngineChangedError(
             f"{config.output / 'games.jsonl'}: {played} game(s) were played by engine {', '.join(other)}, and this "
-            f"installation's search and evaluation are engine {now} (players.identity); resuming would mix two "
+            f"installation's search and evaluation are engine {now} (concilio.fingerprint); resuming would mix two "
             f"engines under the names {', '.join(ours)}. Give the match a new output folder (output: in "
             f"{config.source or 'the config'}), or check out the code that played them.")
 

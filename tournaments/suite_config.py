@@ -105,8 +105,8 @@ class SuiteRunConfig:
     @property
     def budget_key(self) -> str:
         """What the store keys a search by besides position and instance: the budget and
-        the engine (``players.identity``), so that a changed engine searches afresh."""
-        from players.identity import engine_fingerprint
+        the engine (``concilio.fingerprint``), so that a changed engine searches afresh."""
+        from concilio.fingerprint import engine_fingerprint
         (kind, amount), = self.budget.items()
         return f"{kind}={amount}" + (" probe" if self.margin_probe else "") + f" engine={engine_fingerprint()}"
 

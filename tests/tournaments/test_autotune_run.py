@@ -58,12 +58,15 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     with SearchStore(config.store) as store:
         pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
         # A pool of three and pairs only: one swap pass reaches every pair, so the search is exhaustive.
-        brute = max((pool.objective(pair, crit, "points"), -k, pair)
-                    for k, crit in enumerate(config.criteria) for pair in combinations(range(3), 2))
-    assert outcome.tuned.tune_value == pytest.approx(brute[0])
+        cells = [(pool.objective(pair, crit, "points"), crit.name, pair)
+                 for crit in config.criteria for pair in combinations(range(3), 2)]
+    best = max(value for value, _, _ in cells)
+    assert outcome.tuned.tune_value == pytest.approx(best)
+    # Ties are common on 16 positions: the written ensemble must be one of the best cells.
+    winners = {(name, tuple(sorted(config.pool[i].spec.letters for i in pair)))
+               for value, name, pair in cells if value == pytest.approx(best)}
     tuned = load_config(config.out)
-    assert sorted(i.spec.letters for i in tuned.instances) == sorted(config.pool[i].spec.letters for i in brute[2])
-    assert tuned.selection.criterion == config.criteria[-brute[1]].name
+    assert (tuned.selection.criterion, tuple(sorted(i.spec.letters for i in tuned.instances))) in winners
     report = (tmp_path / "report" / "report.md").read_text()
     assert "held-out games" in report and "again (confirm" in report
     assert [c.role for c in outcome.comparisons] == ["validate", "confirm"]

@@ -98,7 +98,8 @@ def test_label_resume_and_export(tmp_path, data_dir):
                      nodes=3000, multipv=3, workers=1)
     first = run_label(plan, progress=False)
     assert first.games == 2 and first.positions == first.labels == first.positions_added
-    assert 2 <= first.positions <= 6
+    # Up to 3 per game: a game that ends (at 200 nodes, often by repetition) before a drawn ply gives fewer.
+    assert 1 <= first.positions <= 6
     again = run_label(plan, progress=False)
     assert again.games == 0 and again.labels_added == 0  # nothing redone
     more = run_label(LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3,

@@ -1,6 +1,6 @@
 """The engine fingerprint that keys stored searches: blind to comments and docstrings,
 not to code."""
-from players.identity import engine_fingerprint, normalised_source
+from concilio.fingerprint import engine_fingerprint, normalised_source
 
 CODE = '''
 def f(x):

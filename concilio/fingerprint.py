@@ -1,6 +1,13 @@
-"""Which engine produced a stored result: a fingerprint of the code a search runs.
+"""Which engine produced a stored result, and which compiled code belongs to it: a
+fingerprint of the code a search runs.
 
-Why: the suite and autotune stores reuse every search they hold, keyed by position,
+Why: numba's cache checks a function's own source file only.  The evaluation reads its
+piece-square tables from ``evaluation/tables.py`` as compile-time constants, so after a
+change to the tables (``concilio fit terms --tables --apply``) the cached search kept the
+old ones and a bench read neither engine's signature.  The numba cache therefore lives in
+a folder named by this fingerprint (``concilio.resources.use_user_numba_cache``).
+
+And: the suite and autotune stores reuse every search they hold, keyed by position,
 instance and budget.  Without the engine in the key, a rerun after a change to the search
 or the evaluation silently scores the old engine's moves.  The fingerprint hashes the
 syntax trees of the modules that decide a search's result (``players/core``, ``evaluation``)
