@@ -150,7 +150,7 @@ def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
     assert pgn.count("[GameId ") == 8
     lines = [json.loads(x) for x in index.read_text().splitlines()]
     assert len(lines) == len({x["id"] for x in lines}) == 8
-    from players.identity import engine_fingerprint
+    from concilio.fingerprint import engine_fingerprint
     assert {x["engine"] for x in lines} == {engine_fingerprint()}
 
 
