@@ -189,3 +189,14 @@ def map_as_completed(client, function: Callable[..., Any], argument_lists: list[
             log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
             continue
         yield futures[future][key], result
+
+
+def run_everywhere(client, function: Callable[[], Any]) -> None:
+    """Call ``function`` on every worker (a worker that is gone is skipped) and here: how
+    resident objects (engines whose reader threads keep a process alive) are let go."""
+    if client is not None:
+        try:
+            client.run(function)
+        except Exception:  # noqa: BLE001 - a worker that is gone has nothing left to release
+            pass
+    function()

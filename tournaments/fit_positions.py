@@ -24,14 +24,14 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from concilio.cluster import Resident, map_as_completed, open_cluster
+from concilio.cluster import map_as_completed, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
 from players.external import find_engine_binary
+from .labelling import close_engines, drop_engine, resident_engine
 
 log = logging.getLogger("concilio.fit")
 ADJUDICATE_CP = 1500
 MATE_CP = 30_000
-_ENGINES: Resident = Resident()
 
 
 class FitDataError(ConcilioError, ValueError):
@@ -48,25 +48,6 @@ class FitGame:
     result: float
 
 
-def _engine(engine: str, hash_mb: int) -> chess.engine.SimpleEngine:
-    def make():
-        handle = chess.engine.SimpleEngine.popen_uci(find_engine_binary(engine), timeout=30)
-        handle.configure({k: v for k, v in {"Threads": 1, "Hash": hash_mb}.items() if k in handle.options})
-        return handle
-    return _ENGINES.get_or_create(f"{engine}|{hash_mb}", make)
-
-
-def close_engines() -> int:
-    """Quit this process's engines (their reader threads would keep it alive)."""
-    engines = _ENGINES.pop_all()
-    for handle in engines:
-        try:
-            handle.quit()
-        except Exception:  # noqa: BLE001 - a dead engine may not answer quit
-            handle.close()
-    return len(engines)
-
-
 def play_game(seed: int, start_fen: str, engine: str = "stockfish", depth: int = 6, random_rate: float = 0.05,
               max_plies: int = 200, hash_mb: int = 16) -> FitGame:
     """Runs on a worker: one seeded self-play game and its labelled quiet positions.  An
@@ -74,7 +55,7 @@ def play_game(seed: int, start_fen: str, engine: str = "stockfish", depth: int =
     raised, so a rerun plays it again."""
     rng = random.Random(seed)
     board = chess.Board(start_fen)
-    handle = _engine(engine, hash_mb)
+    handle = resident_engine(engine, {}, hash_mb)
     kept: list[tuple[str, int]] = []
     lopsided = 0
     result = None
@@ -105,9 +86,7 @@ def play_game(seed: int, start_fen: str, engine: str = "stockfish", depth: int =
                 move = rng.choice(list(board.legal_moves))
             board.push(move)
     except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-        dead = _ENGINES.pop(f"{engine}|{hash_mb}")
-        if dead is not None:
-            dead.close()
+        drop_engine(engine, {}, hash_mb)
         raise
     if result is None:
         outcome = board.outcome()
@@ -213,12 +192,13 @@ def make_positions(plan: FitDataPlan, *, progress: bool = True) -> int:
     cut = drop_unfinished(plan.out)
     if cut:
         log.warning("%s: dropped %d bytes of a game the last run did not finish", plan.out, cut)
-    done = finished_games(plan.out)
+    held = {seed: len(positions) for seed, _, positions in read_games(plan.out)} if plan.out.exists() else {}
+    total = sum(held.values())
     plan.out.parent.mkdir(parents=True, exist_ok=True)
     todo = []
     for g in range(plan.games):
         seed = plan.seed * 1_000_003 + g
-        if seed in done:
+        if seed in held:
             continue
         fen, moves, _ = book[random.Random(seed).randrange(len(book))]
         board = chess.Board(fen)
@@ -231,15 +211,11 @@ def make_positions(plan: FitDataPlan, *, progress: bool = True) -> int:
     try:
         for _, game in map_as_completed(client, play_game, todo, key=0, log=log):
             append_game(plan.out, game)
+            total += len(game.positions)
             bar.update(1)
     finally:
         bar.close()
-        if client is not None:
-            try:
-                client.run(close_engines)
-            except Exception:  # noqa: BLE001 - a worker that is gone has no engine left
-                pass
-        close_engines()
+        run_everywhere(client, close_engines)
         if cluster is not None:
             cluster.close()
-    return sum(1 for _ in read_positions(plan.out))
+    return total

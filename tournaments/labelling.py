@@ -22,7 +22,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from concilio.cluster import Resident, map_as_completed, open_cluster
+from concilio.cluster import Resident, map_as_completed, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
 from players.external import find_engine_binary
 from players.result import SearchLimits
@@ -139,17 +139,34 @@ def _open_engine(engine: str, options: dict, hash_mb: int) -> chess.engine.Simpl
     return handle
 
 
+def _engine_key(engine: str, options: dict, hash_mb: int) -> str:
+    return f"{engine}|{sorted(options.items())}|{hash_mb}"
+
+
+def resident_engine(engine: str, options: dict, hash_mb: int) -> chess.engine.SimpleEngine:
+    """This process's running ``engine`` with these options, started on first use."""
+    return _ENGINES.get_or_create(_engine_key(engine, options, hash_mb),
+                                  lambda: _open_engine(engine, options, hash_mb))
+
+
+def drop_engine(engine: str, options: dict, hash_mb: int) -> None:
+    """Forget an engine in trouble (closed, not quit: it may never answer); the next call
+    of :func:`resident_engine` starts a new one."""
+    dead = _ENGINES.pop(_engine_key(engine, options, hash_mb))
+    if dead is not None:
+        dead.close()
+
+
 def label_batch(engine: str, options: dict, hash_mb: int, fens: Sequence[str], nodes: int, multipv: int,
                 engine_id: str) -> list[Label]:
     """Runs on a worker: label each position with the engine's ``multipv`` best lines.  An
     engine that dies or hangs is restarted once for the position; a position that still
     fails is left unlabelled (a rerun tries it again) and logged."""
-    key = f"{engine}|{sorted(options.items())}|{hash_mb}"
     out = []
     for fen in fens:
         board = chess.Board(fen + " 0 1")
         for attempt in (1, 2):
-            handle = _ENGINES.get_or_create(key, lambda: _open_engine(engine, options, hash_mb))
+            handle = resident_engine(engine, options, hash_mb)
             try:
                 # A new game per position (ucinewgame clears the hash): the label depends on
                 # the position and the limit only.  The time limit is a guard against a hang.
@@ -167,15 +184,14 @@ def label_batch(engine: str, options: dict, hash_mb: int, fens: Sequence[str], n
                                  int(infos[0].get("nodes", 0))))
                 break
             except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError) as exc:
-                dead = _ENGINES.pop(key)
-                if dead is not None:
-                    dead.close()  # not quit: an engine in trouble may never answer it
+                drop_engine(engine, options, hash_mb)
                 log.error("labelling %s failed (attempt %d): %s", fen, attempt, exc)
     return out
 
 
 def close_engines() -> int:
-    """Quit this process's labelling engines (their reader threads would keep it alive)."""
+    """Quit this process's engines, the labeller's and the fit's (their reader threads
+    would keep it alive)."""
     engines = _ENGINES.pop_prefix("")
     for handle in engines:
         try:
@@ -249,12 +265,7 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
                     bar.update(len(labels))
                 bar.close()
         finally:
-            if client is not None:
-                try:
-                    client.run(close_engines)
-                except Exception:  # noqa: BLE001 - a worker that is gone has no engine left
-                    pass
-            close_engines()
+            run_everywhere(client, close_engines)
             if cluster is not None:
                 cluster.close()
         return LabelOutcome(len(games_todo), positions_added, labels_added, store.count_positions(),
