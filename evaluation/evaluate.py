@@ -21,7 +21,7 @@ from players.core.bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, U0, U1
                                    popcount, queen_attacks, rook_attacks, LIGHT_SQUARES)
 from players.core.moves import BISHOP, KING, KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_SIDE, WHITE
 from .masks import (ADJACENT_FILES, CENTRE_DISTANCE, CENTRE_FILES, DISTANCE, FORWARD_FILE, KING_ZONE,
-                    PASSED_RANK_FACTOR, PASSED_SPAN, SHELTER)
+                    PASSED_RANK_FACTOR, PASSED_SPAN, SHELTER, WITHIN)
 from .params import (ATTACKED_BY_LOWER, BISHOP_MOBILITY, BISHOP_PAIR, CENTRE_PAWN_ADVANCE, CENTRE_PAWN_BLOCKED,
                      DOUBLED_PAWN, HANGING, ISOLATED_PAWN, KING_ADJACENT_CONTROL, KING_EXPOSURE,
                      KING_HALF_OPEN_FILE, KING_NO_ADJACENT_PAWNS, KING_PAWN_DISTANCE, KING_SHELTER_MISSING,
@@ -394,12 +394,9 @@ def evaluate_piece_pawn_relation(bb, phase, params, terms):
             mg += params[KING_NO_ADJACENT_PAWNS, 0]
             eg += params[KING_NO_ADJACENT_PAWNS, 1]
         if all_pawns:
-            nearest = 7
-            pawns = all_pawns
-            while pawns:
-                sq = lsb(pawns)
-                pawns &= pawns - U1
-                nearest = min(nearest, DISTANCE[k, sq])
+            nearest = 1
+            while (WITHIN[k, nearest] & all_pawns) == U0:
+                nearest += 1
             mg += nearest * params[KING_PAWN_DISTANCE, 0]
             eg += nearest * params[KING_PAWN_DISTANCE, 1]
         terms[CAT_R, c] = taper(mg, eg, phase)

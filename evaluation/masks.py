@@ -44,6 +44,11 @@ for _a in range(64):
     for _b in range(64):
         DISTANCE[_a, _b] = max(abs(_a // 8 - _b // 8), abs(_a % 8 - _b % 8))
 
+# WITHIN[s, d]: the squares at most d king steps from s (the nearest pawn in a few tests, not a loop).
+_BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)
+WITHIN = np.stack([np.bitwise_or.reduce(np.where(DISTANCE <= _d, _BITS, np.uint64(0)), axis=1) for _d in range(8)],
+                  axis=1)
+
 # Distance from the centre (0 on d4/e4/d5/e5, 3 in the corners), for driving a bare king.
 CENTRE_DISTANCE = np.array([max(3 - min(s // 8, 7 - s // 8), 3 - min(s % 8, 7 - s % 8)) for s in range(64)],
                            np.int64)

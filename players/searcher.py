@@ -21,7 +21,7 @@ from evaluation.spec import FULL_ENGINE, EvalSpec
 from .clock import IterationClock
 from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
-from .core.search import (C_EVAL_KEYS, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
+from .core.search import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
                           INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
                           S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, new_context, score_moves, search_node,
                           search_root)
@@ -81,7 +81,7 @@ class Searcher:
     def new_game(self) -> None:
         """Forget everything learnt: hash table, killers, history."""
         clear_table(self.tt)
-        self.ctx[C_EVAL_KEYS][:] = 0
+        self.ctx[C_EVAL_CACHE][:] = 0
         self.ctx[C_HISTORY][:] = 0
         self.ctx[C_KILLERS][:] = 0
 

@@ -22,7 +22,7 @@ from .bitboard import U0
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
-from .position import (current_key, gives_check, in_check, insufficient_material, make_move, make_null_move,
+from .position import (check_info, current_key, gives_check_with, in_check, insufficient_material, make_move, make_null_move,
                        repetition_count, unmake_move, unmake_null_move)
 from .see import see_ge
 from .unmanaged import unmanaged_position, unmanaged_table
@@ -37,9 +37,9 @@ NO_EVAL = -32000 + 1
 
 # Context fields (one NumPy record: see ``new_context``).
 (C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS,
- C_OPTS, C_PARAMS, C_EVAL_KEYS, C_EVAL_VALUES, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
+ C_OPTS, C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
     "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "quiets", "stats", "stop", "weights",
-    "opts", "params", "eval_keys", "eval_values", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
+    "opts", "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 # stats slots
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
@@ -104,8 +104,7 @@ def _context_dtype(params_shape) -> np.dtype:
         (C_WEIGHTS, np.float64, 7),                       # category weights
         (C_OPTS, np.int64, 8),
         (C_PARAMS, np.int64, params_shape),               # evaluation term values
-        (C_EVAL_KEYS, np.uint64, EVAL_CACHE_SIZE),        # evaluation cache
-        (C_EVAL_VALUES, np.int64, EVAL_CACHE_SIZE),
+        (C_EVAL_CACHE, np.uint64, (EVAL_CACHE_SIZE, 2)),  # evaluation cache: key, value (one cache line)
         (C_TERMS, np.int64, (7, 2)),                      # evaluation scratch
         (C_ATTACKS, np.uint64, (2, 8)),
         (C_COUNTS, np.int64, (2, 4)),
@@ -229,16 +228,17 @@ def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defe
 def static_eval(pos, ctx):
     """The instance's evaluation, through a small cache keyed by the Zobrist key
     (quiescence revisits the same leaves often, and the full evaluation is the
-    dearest thing a node does)."""
+    dearest thing a node does).  Key and value sit side by side: a probe costs one
+    memory access, and most probes miss the processor's caches."""
     key = current_key(pos)
-    keys = ctx[C_EVAL_KEYS]
-    i = np.int64(key & np.uint64(keys.shape[0] - 1))
-    if keys[i] == key:
-        return ctx[C_EVAL_VALUES][i]
+    cache = ctx[C_EVAL_CACHE]
+    i = np.int64(key & np.uint64(cache.shape[0] - 1))
+    if cache[i, 0] == key:
+        return np.int64(cache[i, 1])
     value = evaluate_cached(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
                             ctx[C_COUNTS], ctx[C_PAWN_KEYS], ctx[C_PAWN_VALUES], True)
-    keys[i] = key
-    ctx[C_EVAL_VALUES][i] = value
+    cache[i, 0] = key
+    cache[i, 1] = np.uint64(value)
     return value
 
 
@@ -517,6 +517,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     deferred = ctx[C_DEFERRED][ply]
     n_deferred = 0
     next_deferred = 0
+    have_checks = False
+    checks_info = (U0, U0, U0, U0, U0, U0, U0, U0)
     i = 0
     while True:
         if shared:
@@ -531,10 +533,14 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         if m == 0:
             break
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
-        # Futile and late quiet moves are pruned unless they check: tested without making them.
-        if quiet and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)) \
-                and not gives_check(pos, m):
-            continue
+        # Futile and late quiet moves are pruned unless they check: tested without making them,
+        # with what the node's checks are worked out once, at the first move that needs it.
+        if quiet and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)):
+            if not have_checks:
+                checks_info = check_info(pos)
+                have_checks = True
+            if not gives_check_with(pos, m, checks_info):
+                continue
         make_move(pos, m)
         checks = in_check(pos)
         child = current_key(pos)

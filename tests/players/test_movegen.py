@@ -9,7 +9,7 @@ import pytest
 from players.core.bitboard import BISHOP_COLLISIONS, ROOK_COLLISIONS
 from players.core.movegen import hash_move_is_legal, perft, perft_divide
 from players.core.moves import MAX_MOVES, move_to_uci
-from players.core.position import (compute_key, current_key, gives_check, in_check, insufficient_material,
+from players.core.position import (check_info, compute_key, current_key, gives_check, gives_check_with, in_check, insufficient_material,
                                    repetition_count)
 from players.position import Position
 
@@ -190,15 +190,20 @@ GIVES_CHECK_FENS = [
     "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",   # castling: the rook checks from d1 / f1 on an open file
     "2k5/4P3/8/8/8/8/8/K7 w - - 0 1",         # promotions that check (queen, rook)
     "7k/8/8/8/3PK3/8/8/b7 w - - 0 1",         # the king steps off a diagonal: no discovered check for white
+    "4k3/8/8/4N3/8/2B5/8/4R1K1 w - - 0 1",    # every knight move uncovers the rook; the bishop's don't
+    "4k3/4p3/8/4N3/8/8/8/4Q1K1 w - - 0 1",    # two blockers: the knight uncovers nothing
+    "7k/8/5P2/8/3B4/8/8/K7 w - - 0 1",        # the pawn's push uncovers the bishop; f7 checks itself
 ]
 
 
 def _assert_gives_check_matches(board: chess.Board, pos: Position) -> int:
     codes = {move_to_uci(int(c)): int(c) for c in pos.legal_move_codes()}
     checks = 0
+    info = tuple(np.uint64(v) for v in check_info(pos.arrays))  # as compiled code holds it, all uint64
     for move in board.legal_moves:
         expected = board.gives_check(move)
         assert gives_check(pos.arrays, codes[move.uci()]) == expected, (board.fen(), move.uci())
+        assert gives_check_with(pos.arrays, codes[move.uci()], info) == expected, (board.fen(), move.uci())
         checks += expected
     return checks
 
