@@ -130,10 +130,48 @@ def fit_scale(data: FitSet, params: np.ndarray) -> float:
     return float(minimize_scalar(err, bounds=(0.2 * LN10_400, 5 * LN10_400), method="bounded").x)
 
 
-def fit(data: FitSet, start: np.ndarray, scale: float, tables: np.ndarray | None = None, ridge: float = RIDGE,
+@dataclass
+class LinearModel:
+    """White's score on every position of a set as a linear function of the term values,
+    and of the piece-square values when ``tables`` is given: the evaluation is linear in
+    both (up to the taper's integer division).  Measured once per set, it scores any values
+    in a matrix product, so the fit and the errors before and after it share one
+    measurement (a pass over a million positions takes over a minute)."""
+
+    start: np.ndarray  # the term values the coefficients were measured at
+    scores: np.ndarray  # White's score at ``start``
+    coefficients: np.ndarray  # d score / d term value: positions x terms
+    tables: np.ndarray | None = None  # the tables the square coefficients are read against
+    squares: object = None  # scipy.sparse matrix, positions x PST_COLUMNS; None without tables
+
+    @classmethod
+    def measure(cls, data: FitSet, start: np.ndarray, tables: np.ndarray | None = None) -> LinearModel:
+        scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
+        squares = None
+        if tables is not None:
+            from scipy.sparse import csr_matrix
+            rows, columns, values = pst_coefficients(data.arrays[0])
+            squares = csr_matrix((values, (rows, columns)), shape=(len(data), PST_COLUMNS))
+        return cls(start, scores, coefficients, tables, squares)
+
+    def white_scores(self, params: np.ndarray, tables: np.ndarray | None = None) -> np.ndarray:
+        s = self.scores + self.coefficients @ (params - self.start).ravel()
+        if tables is not None:
+            s = s + self.squares @ (tables - self.tables).ravel().astype(np.float64)
+        return s
+
+    def error(self, targets: np.ndarray, params: np.ndarray, scale: float,
+              tables: np.ndarray | None = None) -> float:
+        """Mean squared error on win probability: how a table fit is scored before the
+        tables are compiled into the engine."""
+        s = self.white_scores(params, tables)
+        return float(np.mean((1.0 / (1.0 + np.exp(-s * scale)) - targets) ** 2))
+
+
+def fit(model: LinearModel, targets: np.ndarray, scale: float, ridge: float = RIDGE,
         log=print) -> tuple[np.ndarray, np.ndarray | None]:
-    """The term values (and, given ``tables``, the piece-square tables) that minimise the
-    error on ``data`` at the logistic ``scale``, rounded to centipawns.
+    """The term values (and, where the model has tables, the piece-square tables) that
+    minimise the error against ``targets`` at the logistic ``scale``, rounded to centipawns.
 
     A table value is held near where it starts by ``ridge`` per squared centipawn (a
     square a piece seldom stands on keeps its value), and a table's average moves into
@@ -141,24 +179,17 @@ def fit(data: FitSet, start: np.ndarray, scale: float, tables: np.ndarray | None
     the same as adding it to the piece's value, and an instance without **B** must
     still see the right material."""
     from scipy.optimize import minimize
-    from scipy.sparse import csr_matrix
 
-    t0 = time.time()
-    scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
+    start, tables, coefficients, squares = model.start, model.tables, model.coefficients, model.squares
     x0 = start.astype(np.float64).ravel()
-    rest = scores - coefficients @ x0
+    rest = model.scores - coefficients @ x0
     k = len(x0)
     bounds = [(0.0, 0.0) if v == 0 else (0.0, None) if v > 0 else (None, 0.0) for v in x0]
-    squares = None
     if tables is not None:
-        rows, columns, values = pst_coefficients(data.arrays[0])
-        squares = csr_matrix((values, (rows, columns)), shape=(len(data), PST_COLUMNS))
         t_start = tables.astype(np.float64).ravel()
         rest = rest - squares @ t_start
         x0 = np.concatenate([x0, t_start])
         bounds += [(None, None)] * PST_COLUMNS
-    log(f"coefficients of {len(x0)} values on {len(data)} positions in {time.time() - t0:.0f} s")
-    targets = data.targets
     n = len(targets)
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -177,7 +208,7 @@ def fit(data: FitSet, start: np.ndarray, scale: float, tables: np.ndarray | None
             gradient[k:] = squares.T @ slope + 2.0 * ridge * moved
         return value, gradient
 
-    log(f"start error {objective(x0)[0]:.6f} (linear model)")
+    log(f"{len(x0)} values on {n} positions; start error {objective(x0)[0]:.6f} (linear model)")
     result = minimize(objective, x0, jac=True, method="L-BFGS-B", bounds=bounds,
                       options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-10})
     log(f"L-BFGS-B: {result.nit} iterations, error {result.fun:.6f} (linear model, with the ridge), "
@@ -197,20 +228,6 @@ def fit(data: FitSet, start: np.ndarray, scale: float, tables: np.ndarray | None
             fitted_tables[phase, 0, 56:] = tables[phase, 0, 56:]
         fitted_tables = np.round(fitted_tables).astype(np.int64)
     return np.round(params).astype(np.int64), fitted_tables
-
-
-def linear_error(data: FitSet, start: np.ndarray, params: np.ndarray, scale: float,
-                 tables0: np.ndarray | None = None, tables: np.ndarray | None = None) -> float:
-    """The error of ``params`` (and ``tables``) on ``data`` by the linear model around
-    ``start``: how a table fit is scored before the tables are compiled into the engine."""
-    scores, coefficients = term_coefficients(*data.arrays, start, *new_scratch())
-    s = scores + coefficients @ (params - start).ravel()
-    if tables is not None:
-        from scipy.sparse import csr_matrix
-        rows, columns, values = pst_coefficients(data.arrays[0])
-        squares = csr_matrix((values, (rows, columns)), shape=(len(data), PST_COLUMNS))
-        s = s + squares @ (tables - tables0).ravel().astype(np.float64)
-    return float(np.mean((1.0 / (1.0 + np.exp(-s * scale)) - data.targets) ** 2))
 
 
 def apply_params(params: np.ndarray, path: Path = PARAMS_FILE) -> int:
@@ -272,20 +289,21 @@ def _cmd_terms(args: argparse.Namespace) -> int:
     print(f"logistic scale fitted to the current values: {scale / LN10_400:.3f} x ln 10 / 400 "
           f"(one of our centipawns is worth {scale / LN10_400:.3f} of Stockfish's)", flush=True)
     tables0 = PST if args.tables else None
-    params, tables = fit(train, DEFAULT_PARAMS, scale, tables0, ridge=args.ridge)
+    t1 = time.time()
+    model = LinearModel.measure(train, DEFAULT_PARAMS, tables0)
+    held_model = LinearModel.measure(test, DEFAULT_PARAMS, tables0)
+    print(f"coefficients measured in {time.time() - t1:.0f} s", flush=True)
+    params, tables = fit(model, train.targets, scale, ridge=args.ridge)
     if tables is None:
-        gap = np.abs(white_scores(*test.arrays, params, *new_scratch())
-                     - (term_coefficients(*test.arrays, DEFAULT_PARAMS, *new_scratch())[1]
-                        @ (params - DEFAULT_PARAMS).ravel()
-                        + white_scores(*test.arrays, DEFAULT_PARAMS, *new_scratch())))
+        gap = np.abs(white_scores(*test.arrays, params, *new_scratch()) - held_model.white_scores(params))
         print(f"linear model against the real evaluation at the fitted values: mean |gap| {gap.mean():.2f} cp, "
               f"max {gap.max():.0f} cp")
         print(f"training error: {error(train, DEFAULT_PARAMS, scale):.6f} -> {error(train, params, scale):.6f}")
         print(f"held-out error: {error(test, DEFAULT_PARAMS, scale):.6f} -> {error(test, params, scale):.6f}")
     else:  # new tables are compiled into the engine only once written: score by the linear model
-        for name, part in (("training", train), ("held-out", test)):
+        for name, part, part_model in (("training", train, model), ("held-out", test, held_model)):
             print(f"{name} error (linear model): {error(part, DEFAULT_PARAMS, scale):.6f} -> "
-                  f"{linear_error(part, DEFAULT_PARAMS, params, scale, tables0, tables):.6f}")
+                  f"{part_model.error(part.targets, params, scale, tables):.6f}")
     for name, old, new in zip(PARAM_NAMES, DEFAULT_PARAMS, params):
         if (old != new).any():
             print(f"  {name:24s} {tuple(int(v) for v in old)} -> {tuple(int(v) for v in new)}")

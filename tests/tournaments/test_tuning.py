@@ -86,7 +86,7 @@ def test_the_evaluation_is_linear_in_the_term_values(tmp_path):
     rng = np.random.default_rng(5)
     other = DEFAULT_PARAMS + rng.integers(-20, 21, DEFAULT_PARAMS.shape) * np.sign(DEFAULT_PARAMS)
     scores, coefficients = term_coefficients(*data.arrays, DEFAULT_PARAMS, *new_scratch())
-    predicted = scores + coefficients.astype(np.float64) @ (other - DEFAULT_PARAMS).ravel()
+    predicted = tuning.LinearModel.measure(data, DEFAULT_PARAMS).white_scores(other)
     real = white_scores(*data.arrays, other, *new_scratch())
     assert np.abs(predicted - real).max() <= 14
     assert np.abs(coefficients).sum() > 0
@@ -125,7 +125,8 @@ def test_the_fit_recovers_values_that_made_the_labels(tmp_path):
     data0 = tuning.load_fit_set(path)
     cps = white_scores(*data0.arrays, truth, *new_scratch())
     data0.targets = 1.0 / (1.0 + np.exp(-cps * LN10_400))
-    fitted, tables = tuning.fit(data0, DEFAULT_PARAMS, LN10_400, log=lambda *_: None)
+    model = tuning.LinearModel.measure(data0, DEFAULT_PARAMS)
+    fitted, tables = tuning.fit(model, data0.targets, LN10_400, log=lambda *_: None)
     assert tables is None
     assert tuning.error(data0, fitted, LN10_400) < tuning.error(data0, DEFAULT_PARAMS, LN10_400) / 10
     knight = fitted[PARAM_NAMES.index("knight_value")]
@@ -133,9 +134,9 @@ def test_the_fit_recovers_values_that_made_the_labels(tmp_path):
     assert tuning.fit_scale(data0, truth) == pytest.approx(LN10_400, rel=0.02)
     # With the tables free too: the error still falls, a table's average has moved into
     # its piece's value (pawns over ranks 2-7), and the pawns' back ranks stay as they were.
-    fitted, tables = tuning.fit(data0, DEFAULT_PARAMS, LN10_400, PST, log=lambda *_: None)
-    assert tuning.linear_error(data0, DEFAULT_PARAMS, fitted, LN10_400, PST, tables) \
-        < tuning.error(data0, DEFAULT_PARAMS, LN10_400) / 5
+    model = tuning.LinearModel.measure(data0, DEFAULT_PARAMS, PST)
+    fitted, tables = tuning.fit(model, data0.targets, LN10_400, log=lambda *_: None)
+    assert model.error(data0.targets, fitted, LN10_400, tables) < tuning.error(data0, DEFAULT_PARAMS, LN10_400) / 5
     for phase in range(2):
         assert abs(np.mean(tables[phase, 0, 8:56] - PST[phase, 0, 8:56])) <= 0.5
         assert abs(np.mean(tables[phase, 1] - PST[phase, 1])) <= 0.5
