@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from concilio.cluster import Resident, open_cluster
+from concilio.cluster import Resident, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
 from players.player import Player
 from .elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
@@ -31,6 +31,17 @@ _PLAYERS: Resident[Player] = Resident()
 def _player(entry: PlayerEntry) -> Player:
     """The worker's loaded copy of a player (built once, reused for every game it plays)."""
     return _PLAYERS.get_or_create(repr(entry), entry.build)
+
+
+def close_players() -> int:
+    """Quit the engines this process keeps between games; how many.  Called on every worker
+    before a cluster shuts down: a worker that is simply stopped leaves its engines behind,
+    and GNU Chess, its input closed, spins on a core for good (it would slow every later
+    match on the machine)."""
+    players = _PLAYERS.pop_all()
+    for player in players:
+        player.close()
+    return len(players)
 
 
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
@@ -214,8 +225,7 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     finally:
         bar.close()
         if config.concurrency <= 1 and client is None:
-            for player in _PLAYERS.pop_all():
-                player.close()
+            close_players()
     write_summary(config, summaries, folder, records)
     return MatchOutcome(records, summaries, played, stopped)
 
@@ -241,6 +251,7 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
                 client.cancel(futures)
                 break
     finally:
+        run_everywhere(client, close_players)
         if cluster is not None:
             cluster.close()
     return stopped

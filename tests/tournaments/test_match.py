@@ -17,9 +17,12 @@ from tournaments.match_config import load_match_config
 from tournaments.match_run import read_records, run_match
 
 FAKE_ENGINE = textwrap.dedent('''
-    import sys, time
+    import os, sys, time
     import chess
     mode, board, gos = sys.argv[1], chess.Board(), 0
+    if len(sys.argv) > 2:  # where to note this process's id
+        with open(sys.argv[2], "a") as f:
+            f.write(f"{os.getpid()}\\n")
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -45,7 +48,9 @@ FAKE_ENGINE = textwrap.dedent('''
                 continue
             print(f"info depth 1 score cp 0"); print(f"bestmove {move.uci()}", flush=True)
         elif words[0] == "quit":
-            break
+            sys.exit(0)
+    while mode == "linger":  # its input closed without a quit, it stays, as GNU Chess 6 does
+        time.sleep(1)
 ''')
 
 
@@ -120,6 +125,41 @@ def test_misbehaving_engines_lose_and_the_match_goes_on(tmp_path, mode, reason):
         assert r.points == 0.0 and reason in r.termination
         game = chess.pgn.read_game(io.StringIO(r.pgn))
         assert not game.errors  # the illegal move was never played on the board
+
+
+def test_a_parallel_match_quits_the_engines_its_workers_kept(tmp_path):
+    """Engines live on their worker between games; when the match ends they are sent quit.
+    A worker that is only shut down leaves them running (GNU Chess then spins on a core)."""
+    script, pids = tmp_path / "fake.py", tmp_path / "pids"
+    script.write_text(FAKE_ENGINE)
+    config = write(tmp_path, f"""
+        players:
+          - {{name: fake, uci: ['{sys.executable}', '{script}', linger, '{pids}']}}
+          - {{name: m, instance: M}}
+        baseline: m
+        games: 2
+        time_control: {{movetime: 20}}
+        max_plies: 4
+        concurrency: 2
+    """)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert len(outcome.records) == 2
+    started = [int(line) for line in pids.read_text().split()]
+    assert started
+    deadline = time.time() + 10
+    alive = started
+    while alive and time.time() < deadline:
+        time.sleep(0.2)
+        alive = [pid for pid in started if _running(pid)]
+    assert not alive, f"engines left running: {alive}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
 
 
 def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
