@@ -21,7 +21,7 @@ from players.core.bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, U0, U1
                                    popcount, queen_attacks, rook_attacks, LIGHT_SQUARES)
 from players.core.moves import BISHOP, KING, KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_SIDE, WHITE
 from .masks import (ADJACENT_FILES, CENTRE_DISTANCE, CENTRE_FILES, DISTANCE, FORWARD_FILE, KING_ZONE,
-                    PASSED_RANK_FACTOR, PASSED_SPAN, SHELTER, WITHIN)
+                    PASSED_RANK_FACTOR, PASSED_SPAN, SHELTER, WITHIN, BISHOP_LINES, ROOK_LINES)
 from .params import (ATTACKED_BY_LOWER, BISHOP_MOBILITY, BISHOP_PAIR, CENTRE_PAWN_ADVANCE, CENTRE_PAWN_BLOCKED,
                      DOUBLED_PAWN, HANGING, ISOLATED_PAWN, KING_ADJACENT_CONTROL, KING_EXPOSURE,
                      KING_HALF_OPEN_FILE, KING_NO_ADJACENT_PAWNS, KING_PAWN_DISTANCE, KING_SHELTER_MISSING,
@@ -200,6 +200,9 @@ def evaluate_mobility_attacks(bb, phase, params, terms, attacks, counts):
             while pieces:
                 sq = lsb(pieces)
                 pieces &= pieces - U1
+                lines = BISHOP_LINES[sq] if t == BISHOP else ROOK_LINES[sq]
+                if (lines & valuable) == U0:
+                    continue  # nothing on its lines to pin or x-ray: spare the two lookups
                 if t == BISHOP:
                     direct = bishop_attacks(sq, occ)
                     behind = bishop_attacks(sq, occ ^ (direct & occ)) & ~direct

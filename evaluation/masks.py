@@ -1,7 +1,7 @@
 """Bitboard masks and small tables the evaluation terms look up (built once, in NumPy)."""
 import numpy as np
 
-from players.core.bitboard import FILES, KING_ATTACKS
+from players.core.bitboard import FILES, KING_ATTACKS, bishop_attacks, rook_attacks
 
 
 def _bit(sq: int) -> np.uint64:
@@ -43,6 +43,11 @@ DISTANCE = np.zeros((64, 64), np.int64)  # Chebyshev (king steps)
 for _a in range(64):
     for _b in range(64):
         DISTANCE[_a, _b] = max(abs(_a // 8 - _b // 8), abs(_a % 8 - _b % 8))
+
+# The lines a bishop or rook on s sees on an empty board: whatever is not on them can be
+# neither pinned nor x-rayed by it.
+BISHOP_LINES = np.array([bishop_attacks(s, np.uint64(0)) for s in range(64)], np.uint64)
+ROOK_LINES = np.array([rook_attacks(s, np.uint64(0)) for s in range(64)], np.uint64)
 
 # WITHIN[s, d]: the squares at most d king steps from s (the nearest pawn in a few tests, not a loop).
 _BITS = np.uint64(1) << np.arange(64, dtype=np.uint64)

@@ -27,7 +27,8 @@ from .position import (check_info, current_key, gives_check_with, in_check, insu
 from .see import see_ge
 from .unmanaged import unmanaged_position, unmanaged_table
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
-                 entry_eval, entry_move, entry_score, mark_busy, new_table, tt_prefetch, tt_probe, tt_store)
+                 entry_eval, entry_move, entry_score, mark_busy, new_table, prefetch_slot, tt_prefetch, tt_probe,
+                 tt_store)
 
 MAX_PLY = 128
 INF = 32001
@@ -104,7 +105,7 @@ def _context_dtype(params_shape) -> np.dtype:
         (C_WEIGHTS, np.float64, 7),                       # category weights
         (C_OPTS, np.int64, 8),
         (C_PARAMS, np.int64, params_shape),               # evaluation term values
-        (C_EVAL_CACHE, np.uint64, (EVAL_CACHE_SIZE, 2)),  # evaluation cache: key, value (one cache line)
+        (C_EVAL_CACHE, np.uint64, 2 * EVAL_CACHE_SIZE),   # evaluation cache: key, value side by side
         (C_TERMS, np.int64, (7, 2)),                      # evaluation scratch
         (C_ATTACKS, np.uint64, (2, 8)),
         (C_COUNTS, np.int64, (2, 4)),
@@ -224,22 +225,36 @@ def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defe
     return 0, i, next_deferred, False
 
 
+@njit(cache=True, inline="always")
+def eval_slot(cache, key):
+    return np.int64(key & np.uint64(cache.shape[0] // 2 - 1)) * 2
+
+
 @njit(cache=True)
 def static_eval(pos, ctx):
     """The instance's evaluation, through a small cache keyed by the Zobrist key
     (quiescence revisits the same leaves often, and the full evaluation is the
     dearest thing a node does).  Key and value sit side by side: a probe costs one
-    memory access, and most probes miss the processor's caches."""
+    memory access, and most probes miss the processor's caches (the parent prefetches
+    the slot: ``prefetch_eval``)."""
     key = current_key(pos)
     cache = ctx[C_EVAL_CACHE]
-    i = np.int64(key & np.uint64(cache.shape[0] - 1))
-    if cache[i, 0] == key:
-        return np.int64(cache[i, 1])
+    i = eval_slot(cache, key)
+    if cache[i] == key:
+        return np.int64(cache[i + 1])
     value = evaluate_cached(pos, ctx[C_OPTS][O_MASK], ctx[C_WEIGHTS], ctx[C_PARAMS], ctx[C_TERMS], ctx[C_ATTACKS],
                             ctx[C_COUNTS], ctx[C_PAWN_KEYS], ctx[C_PAWN_VALUES], True)
-    cache[i, 0] = key
-    cache[i, 1] = np.uint64(value)
+    cache[i] = key
+    cache[i + 1] = np.uint64(value)
     return value
+
+
+@njit(cache=True, inline="always")
+def prefetch_eval(ctx, key):
+    """Start fetching ``key``'s evaluation-cache slot: a parent calls it right after making
+    the move to a child that will evaluate first thing (a quiescence node)."""
+    cache = ctx[C_EVAL_CACHE]
+    prefetch_slot(cache, eval_slot(cache, key))
 
 
 @njit(cache=True, nogil=True)
@@ -411,6 +426,7 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             if scores[i] < 0:
                 continue
         make_move(pos, m)
+        prefetch_eval(ctx, current_key(pos))
         score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
         unmake_move(pos)
         if stats[S_STOPPED]:
@@ -547,6 +563,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         new_depth = depth - 1 + (1 if checks else 0)
         if new_depth > 0:
             tt_prefetch(tt, child)  # its probe comes first thing in the child
+        else:
+            prefetch_eval(ctx, child)  # a quiescence node: it evaluates first thing
         if defer:
             put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
             if put_off:

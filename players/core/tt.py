@@ -102,6 +102,12 @@ def _prefetch(typingctx, array, index):
 
 
 @njit(cache=True, inline="always")
+def prefetch_slot(array, index):
+    """Start fetching ``array[index]`` (a one-dimensional table's slot)."""
+    _prefetch(array, index)
+
+
+@njit(cache=True, inline="always")
 def tt_prefetch(tt, key):
     """Start fetching ``key``'s slot while the caller does other work: a search prefetches a
     child's slot right after making the move, so that the child's probe finds it in cache.
