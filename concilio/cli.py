@@ -203,6 +203,31 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return fit_main(args.args)
 
 
+def cmd_book(args: argparse.Namespace) -> int:
+    """Make (or extend) an opening book with an engine's MultiPV choices."""
+    from pathlib import Path
+
+    from concilio.resources import resolve_data_reference
+    from tournaments.book import BookPlan, make_book
+
+    exclude = []
+    for reference in args.exclude:
+        path = resolve_data_reference(reference, Path.cwd())
+        if path is None:
+            print(f"concilio book: --exclude {reference}: no such file", file=sys.stderr)
+            return 2
+        exclude.append(path)
+    plan = BookPlan(Path(args.out), args.openings, args.plies, args.depth, args.multipv, args.window, args.balance,
+                    args.seed, args.engine, tuple(exclude))
+    try:
+        count = make_book(plan, progress=not args.quiet)
+    except FileNotFoundError as exc:
+        print(f"concilio book: {exc}", file=sys.stderr)
+        return 2
+    print(f"{plan.out}: {count} openings")
+    return 0
+
+
 def cmd_label(args: argparse.Namespace) -> int:
     """Make or extend a labelled training set (self-play and PGN positions, engine labels)."""
     from pathlib import Path
@@ -383,6 +408,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first", type=int, help="export only the first N labelled positions")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_label)
+
+    p = sub.add_parser("book", help="make an opening book from an engine's MultiPV choices (resumes)")
+    p.add_argument("out", help="EPD file to write (appended to: a stopped run resumes)")
+    p.add_argument("--openings", type=int, default=1000, help="how many openings the file should hold")
+    p.add_argument("--plies", type=int, default=16, help="half-moves from the start position")
+    p.add_argument("--depth", type=int, default=8, help="the engine's search depth per position")
+    p.add_argument("--multipv", type=int, default=4, help="moves ranked per position")
+    p.add_argument("--window", type=int, default=40, help="centipawns below the best a drawn move may be")
+    p.add_argument("--balance", type=int, default=60, help="largest |score| of a kept opening, centipawns")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--engine", default="stockfish", help="UCI engine to use (default stockfish)")
+    p.add_argument("--exclude", nargs="*", default=[], help="books whose positions must not be repeated")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_book)
 
     p = sub.add_parser("fit", add_help=False,
                        help="fit the evaluation's term values: 'positions' plays and labels them, 'terms' fits "
