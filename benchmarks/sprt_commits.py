@@ -3,13 +3,13 @@ OpenBench's gate for an engine-strength change).
 
 The earlier commit is checked out into a temporary git worktree with a numba cache of its own;
 both trees play as UCI engines (``python -m concilio uci``, each with its own PYTHONPATH and
-cache), so neither gets the in-process advantage.  Games come from the 8-move book, each opening
+cache), so neither gets the in-process advantage.  Games come from the 8-move book (or --book), each opening
 twice with colours swapped, at a short time control (100 ms per move by default, or a clock such
 as 10+0.1); the SPRT runs on game pairs (pentanomial) and stops the match by itself.  The output
 folder resumes like any match.  The last lines are what a kept change's commit message carries:
 the SPRT result and both bench signatures.
 
-Usage: python benchmarks/sprt_commits.py REV [--movetime MS | --clock 10+0.1] [--elo0 0] [--elo1 5]
+Usage: python benchmarks/sprt_commits.py REV [--movetime MS | --clock 10+0.1] [--elo0 0] [--elo1 5] [--book FILE]
        [--games 4000] [--concurrency 2] [--output runs/sprt-REV]
 """
 from __future__ import annotations
@@ -43,14 +43,17 @@ def check_runs_its_tree(command: list[str], tree: Path) -> None:
         raise RuntimeError(f"the engine for {tree} imports {found}")
 
 
+DEFAULT_BOOK = "data:openings/8moves_v3-1000.epd"
+
+
 def match_file(rev: str, work: list[str], base: list[str], time_control: dict, elo0: float, elo1: float,
-               games: int, concurrency: int, output: Path) -> dict:
+               games: int, concurrency: int, output: Path, book: str = DEFAULT_BOOK) -> dict:
     """The match: the working tree against REV, SPRT on game pairs, stopping by itself."""
     return {"name": f"sprt-{rev}",
             "description": f"working tree against {rev}: SPRT({elo0:g}, {elo1:g}) on game pairs",
             "players": [{"name": "work", "uci": work, "timeout": 5.0}, {"name": "base", "uci": base, "timeout": 5.0}],
             "baseline": "base", "mode": "gauntlet", "games": games,
-            "openings": {"file": "data:openings/8moves_v3-1000.epd", "seed": 18},
+            "openings": {"file": book, "seed": 18},
             "time_control": time_control, "max_plies": 400,
             "adjudication": {"resign": {"moves": 3, "score": 1000}, "draw": {"moves": 8, "score": 5, "after": 80}},
             "concurrency": concurrency, "sprt": {"elo0": elo0, "elo1": elo1, "alpha": 0.05, "beta": 0.05},
@@ -73,6 +76,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=4000, help="at most (the SPRT usually stops first)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--output", help="match folder (default runs/sprt-REV-TC)")
+    parser.add_argument("--book", default=DEFAULT_BOOK,
+                        help="openings (EPD or PGN; data:... for a packaged one); a change fitted on the 8-move "
+                             "book's games is better judged on another (concilio book)")
     args = parser.parse_args()
     tc = parse_clock(args.clock) if args.clock else {"movetime": args.movetime}
     label = args.clock or f"{args.movetime}ms"
@@ -89,7 +95,7 @@ def main() -> int:
             config = Path(scratch) / "sprt.yaml"
             config.write_text(yaml.safe_dump(match_file(
                 args.rev, engine(ROOT, caches["work"]), engine(base, caches["base"]), tc, args.elo0, args.elo1,
-                args.games, args.concurrency, output), sort_keys=False))
+                args.games, args.concurrency, output, args.book), sort_keys=False))
             done = subprocess.run([sys.executable, "-m", "concilio", "match", str(config), "--quiet"], cwd=ROOT)
             if done.returncode != 0:
                 return done.returncode

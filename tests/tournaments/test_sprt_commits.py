@@ -21,6 +21,13 @@ def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
         assert config.pairings() == [("work", "base")] and config.sprt.elo1 == 5
         assert config.entry("base").command == tuple(base)
     assert parse_clock("10+0.1") == {"base": 10.0, "increment": 0.1}
+    # Another book: its openings, not the 8-move book's.
+    book = tmp_path / "book.epd"
+    book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
+    path.write_text(yaml.safe_dump(match_file("abc123", work, base, {"movetime": 100}, 0, 5, 4000, 2,
+                                              tmp_path / "out", str(book))))
+    assert [fen for fen, _, _ in load_match_config(path).openings] == [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
 
 
 def test_each_engine_runs_the_code_of_its_own_tree_not_the_working_tree(tmp_path):
