@@ -7,9 +7,12 @@ the machine is shared and absolute times drift:
   divided by Stockfish's ``go perft`` on the same positions; python-chess's perft
   speed is the other anchor;
 * search: nodes/s of each instance on the bench positions, analysing each for the
-  same time as GNU Chess 6 (``gnuchess --uci``) does.
+  same time as GNU Chess 6 (``gnuchess --uci``) does. The two engines take turns
+  position by position (GNU Chess first on one position, ours first on the next, the
+  order flipped every round), so that a change of the machine's load falls on both
+  alike; the ratio is reported per round and as the median of the rounds.
 
-Usage: python benchmarks/speed.py [--seconds S] [--masks MBXKPAR M MB ...]
+Usage: python benchmarks/speed.py [--seconds S] [--rounds N] [--masks MBXKPAR M MB ...]
 """
 from __future__ import annotations
 
@@ -17,7 +20,10 @@ import argparse
 import re
 import subprocess
 import sys
+import statistics
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import chess
 import chess.engine
@@ -85,33 +91,75 @@ def python_chess_perft_nps(fen: str, depth: int = 3) -> float:
     return nodes / (time.perf_counter() - start)
 
 
-def concilio_search_nps(spec: EvalSpec, seconds: float) -> float:
+Timed = Callable[[str], "tuple[int, float]"]
+
+
+@dataclass(frozen=True)
+class RoundSpeed:
+    """One round over the bench positions: each engine's summed nodes and seconds."""
+
+    nodes_a: int
+    seconds_a: float
+    nodes_b: int
+    seconds_b: float
+
+    @property
+    def nps_a(self) -> float:
+        return self.nodes_a / self.seconds_a
+
+    @property
+    def nps_b(self) -> float:
+        return self.nodes_b / self.seconds_b
+
+    @property
+    def ratio(self) -> float:
+        """B's speed over A's."""
+        return self.nps_b / self.nps_a
+
+
+def interleaved_rounds(run_a: Timed, run_b: Timed, fens: Sequence[str], rounds: int) -> list[RoundSpeed]:
+    """Time two engines position by position, alternating which goes first.
+
+    Timing one engine over all positions and then the other lets a change of the
+    shared machine's load land on one of them only; interleaving spreads it over both.
+    """
+    result = []
+    for r in range(rounds):
+        totals = [0, 0.0, 0, 0.0]
+        for i, fen in enumerate(fens):
+            order = ((0, run_a), (1, run_b)) if (i + r) % 2 == 0 else ((1, run_b), (0, run_a))
+            for which, run in order:
+                nodes, seconds = run(fen)
+                totals[2 * which] += nodes
+                totals[2 * which + 1] += seconds
+        result.append(RoundSpeed(int(totals[0]), totals[1], int(totals[2]), totals[3]))
+    return result
+
+
+def concilio_timer(spec: EvalSpec, seconds: float) -> Timed:
     searcher = Searcher(spec, 64)
     searcher.search(None, SearchLimits(depth=2))  # load compiled code
-    nodes = 0
-    elapsed = 0.0
-    for fen in BENCH_FENS:
+
+    def run(fen: str) -> tuple[int, float]:
         searcher.new_game()
         result = searcher.search(fen, SearchLimits(movetime=int(seconds * 1000)))
-        nodes += result.nodes
-        elapsed += result.time
-    return nodes / elapsed
+        return result.nodes, result.time
+
+    return run
 
 
-def gnuchess_search_nps(binary: str, seconds: float) -> float:
-    nodes = 0
-    elapsed = 0.0
-    with chess.engine.SimpleEngine.popen_uci([binary, "--uci"]) as engine:
-        for fen in BENCH_FENS:
-            info = engine.analyse(chess.Board(fen), chess.engine.Limit(time=seconds), game=object())
-            nodes += info.get("nodes", 0)
-            elapsed += info.get("time", seconds)
-    return nodes / elapsed
+def gnuchess_timer(engine: chess.engine.SimpleEngine, seconds: float) -> Timed:
+    def run(fen: str) -> tuple[int, float]:
+        info = engine.analyse(chess.Board(fen), chess.engine.Limit(time=seconds), game=object())
+        return info.get("nodes", 0), info.get("time", seconds)
+
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=1.0, help="analysis time per bench position")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over the bench positions")
     parser.add_argument("--masks", nargs="+", default=["MBXKPAR"], help="instances to time against GNU Chess")
     args = parser.parse_args(argv)
 
@@ -131,21 +179,28 @@ def main(argv: list[str] | None = None) -> int:
             line += f"  stockfish {sf / 1e6:7.1f} M  concilio/stockfish {ours / sf:.2f}"
         print(line, flush=True)
 
-    print(f"\n== search on {len(BENCH_FENS)} bench positions, {args.seconds:g} s each (nodes/s) ==")
+    print(f"\n== search on {len(BENCH_FENS)} bench positions, {args.seconds:g} s each, "
+          f"{args.rounds} interleaved rounds (nodes/s) ==")
     try:
         gnuchess = find_engine_binary("gnuchess")
-        gnu = gnuchess_search_nps(gnuchess, args.seconds)
-        print(f"GNU Chess 6: {gnu / 1e3:8.0f} k", flush=True)
     except EngineNotFoundError as exc:
         print(f"skipped GNU Chess: {exc}")
-        gnu = None
+        gnuchess = None
     for mask in args.masks:
         spec = EvalSpec.parse(mask)
-        ours = concilio_search_nps(spec, args.seconds)
-        line = f"concilio {spec.letters:8s}: {ours / 1e3:8.0f} k"
-        if gnu:
-            line += f"  concilio/gnuchess {ours / gnu:.2f}"
-        print(line, flush=True)
+        ours = concilio_timer(spec, args.seconds)
+        if gnuchess is None:
+            nodes, seconds = map(sum, zip(*(ours(fen) for fen in BENCH_FENS)))
+            print(f"concilio {spec.letters:8s}: {nodes / seconds / 1e3:8.0f} k", flush=True)
+            continue
+        with chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"]) as engine:
+            rounds = interleaved_rounds(gnuchess_timer(engine, args.seconds), ours, BENCH_FENS, args.rounds)
+        for n, r in enumerate(rounds, 1):
+            print(f"round {n}: GNU Chess 6 {r.nps_a / 1e3:6.0f} k  concilio {spec.letters:8s} "
+                  f"{r.nps_b / 1e3:6.0f} k  concilio/gnuchess {r.ratio:.2f}")
+        ratios = [r.ratio for r in rounds]
+        print(f"concilio {spec.letters:8s}: concilio/gnuchess median {statistics.median(ratios):.2f} "
+              f"(rounds {min(ratios):.2f}-{max(ratios):.2f})", flush=True)
     return 0
 
 
