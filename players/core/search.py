@@ -422,9 +422,10 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             # on the window, so the exact mode goes without it.)
             if stand + gain + 200 < alpha and not exact:
                 continue
-            # A capture that loses material in the exchange (ordered last: see score_moves).
+            # A capture that loses material in the exchange: score_moves ordered these, and the
+            # under-promotions, after every other move, so nothing searchable follows.
             if scores[i] < 0:
-                continue
+                break
         make_move(pos, m)
         prefetch_eval(ctx, current_key(pos))
         score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
