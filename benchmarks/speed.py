@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import subprocess
 import sys
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -91,7 +91,7 @@ def python_chess_perft_nps(fen: str, depth: int = 3) -> float:
     return nodes / (time.perf_counter() - start)
 
 
-Timed = Callable[[str], "tuple[int, float]"]
+Timed = Callable[[str], tuple[int, float]]  # a position -> (nodes, seconds)
 
 
 @dataclass(frozen=True)
@@ -125,14 +125,14 @@ def interleaved_rounds(run_a: Timed, run_b: Timed, fens: Sequence[str], rounds: 
     """
     result = []
     for r in range(rounds):
-        totals = [0, 0.0, 0, 0.0]
+        nodes, seconds = [0, 0], [0.0, 0.0]
         for i, fen in enumerate(fens):
-            order = ((0, run_a), (1, run_b)) if (i + r) % 2 == 0 else ((1, run_b), (0, run_a))
-            for which, run in order:
-                nodes, seconds = run(fen)
-                totals[2 * which] += nodes
-                totals[2 * which + 1] += seconds
-        result.append(RoundSpeed(int(totals[0]), totals[1], int(totals[2]), totals[3]))
+            order = (0, 1) if (i + r) % 2 == 0 else (1, 0)
+            for which in order:
+                n, t = (run_a, run_b)[which](fen)
+                nodes[which] += n
+                seconds[which] += t
+        result.append(RoundSpeed(nodes[0], seconds[0], nodes[1], seconds[1]))
     return result
 
 
