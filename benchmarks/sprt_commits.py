@@ -10,7 +10,7 @@ folder resumes like any match.  The last lines are what a kept change's commit m
 the SPRT result and both bench signatures.
 
 Usage: python benchmarks/sprt_commits.py REV [--movetime MS | --clock 10+0.1] [--elo0 0] [--elo1 5] [--book FILE]
-       [--games 4000] [--concurrency 2] [--output runs/sprt-REV]
+       [--games 4000] [--concurrency 2] [--overhead 10] [--output runs/sprt-REV]
 """
 from __future__ import annotations
 
@@ -44,14 +44,20 @@ def check_runs_its_tree(command: list[str], tree: Path) -> None:
 
 
 DEFAULT_BOOK = "data:openings/8moves_v3-1000.epd"
+DEFAULT_OVERHEAD_MS = 10  # a movetime's margin; at 100 ms/move both engines search about 90 ms
 
 
 def match_file(rev: str, work: list[str], base: list[str], time_control: dict, elo0: float, elo1: float,
-               games: int, concurrency: int, output: Path, book: str = DEFAULT_BOOK) -> dict:
-    """The match: the working tree against REV, SPRT on game pairs, stopping by itself."""
+               games: int, concurrency: int, output: Path, book: str = DEFAULT_BOOK,
+               overhead_ms: int = DEFAULT_OVERHEAD_MS) -> dict:
+    """The match: the working tree against REV, SPRT on game pairs, stopping by itself.  Both
+    engines get the same Move Overhead, so that a commit whose default differs (before 2026-11-24
+    a movetime lost 50 ms, after it 10) does not play with a different share of the time."""
+    options = {"Move Overhead": overhead_ms}
     return {"name": f"sprt-{rev}",
             "description": f"working tree against {rev}: SPRT({elo0:g}, {elo1:g}) on game pairs",
-            "players": [{"name": "work", "uci": work, "timeout": 5.0}, {"name": "base", "uci": base, "timeout": 5.0}],
+            "players": [{"name": "work", "uci": work, "options": options, "timeout": 5.0},
+                        {"name": "base", "uci": base, "options": options, "timeout": 5.0}],
             "baseline": "base", "mode": "gauntlet", "games": games,
             "openings": {"file": book, "seed": 18},
             "time_control": time_control, "max_plies": 400,
@@ -75,6 +81,9 @@ def main() -> int:
     parser.add_argument("--elo1", type=float, default=5.0)
     parser.add_argument("--games", type=int, default=4000, help="at most (the SPRT usually stops first)")
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--overhead", type=int, default=DEFAULT_OVERHEAD_MS,
+                        help=f"both engines' Move Overhead in ms (default {DEFAULT_OVERHEAD_MS}; it comes off a movetime and a "
+                             "clock allocation alike)")
     parser.add_argument("--output", help="match folder (default runs/sprt-REV-TC)")
     parser.add_argument("--book", default=DEFAULT_BOOK,
                         help="openings (EPD or PGN; data:... for a packaged one); a change fitted on the 8-move "
@@ -95,7 +104,7 @@ def main() -> int:
             config = Path(scratch) / "sprt.yaml"
             config.write_text(yaml.safe_dump(match_file(
                 args.rev, engine(ROOT, caches["work"]), engine(base, caches["base"]), tc, args.elo0, args.elo1,
-                args.games, args.concurrency, output, args.book), sort_keys=False))
+                args.games, args.concurrency, output, args.book, args.overhead), sort_keys=False))
             done = subprocess.run([sys.executable, "-m", "concilio", "match", str(config), "--quiet"], cwd=ROOT)
             if done.returncode != 0:
                 return done.returncode

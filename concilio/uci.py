@@ -21,6 +21,7 @@ from typing import Callable, TextIO
 
 import chess
 
+from players.clock import MOVETIME_MARGIN_MS
 from players.player import COORDINATED_OVERHEAD_MS, DEFAULT_OVERHEAD_MS, MoveLimits, Player
 
 ENGINE_NAME = "Concilio"
@@ -111,9 +112,19 @@ class UciEngine:
 
     @property
     def overhead(self) -> int:
+        """What a clock allocation keeps back (the Move Overhead option, or the player's default)."""
         if self.overhead_ms is not None:
             return self.overhead_ms
         return COORDINATED_OVERHEAD_MS if self.coordinated else DEFAULT_OVERHEAD_MS
+
+    @property
+    def movetime_margin(self) -> int:
+        """What comes off a ``go movetime``: the Move Overhead where the GUI set one; else, for a
+        single searcher, only its reply's latency (the clock's default overhead would take half of
+        a 100 ms search away); players that coordinate workers keep their coordination overhead."""
+        if self.overhead_ms is not None:
+            return self.overhead_ms
+        return COORDINATED_OVERHEAD_MS if self.coordinated else MOVETIME_MARGIN_MS
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -302,10 +313,10 @@ class UciEngine:
 
     # --- searching ------------------------------------------------------------------------------
     def _limits(self, board: chess.Board, params: dict, searchmoves: tuple[str, ...]) -> MoveLimits:
-        """The GUI's limits for this move.  A ``movetime`` is a hard limit: the overhead
+        """The GUI's limits for this move.  A ``movetime`` is a hard limit: the movetime margin
         comes off it here.  A clock goes to the player's time manager as it is."""
         if "movetime" in params:
-            return MoveLimits(movetime=max(1, params["movetime"] - self.overhead), searchmoves=searchmoves)
+            return MoveLimits(movetime=max(1, params["movetime"] - self.movetime_margin), searchmoves=searchmoves)
         side, other = ("w", "b") if board.turn == chess.WHITE else ("b", "w")
         if f"{side}time" in params:
             theirs = params.get(f"{other}time")

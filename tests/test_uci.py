@@ -1,4 +1,5 @@
 """``concilio uci`` driven by python-chess, as a GUI would drive it."""
+import io
 import random
 import subprocess
 import sys
@@ -156,3 +157,22 @@ def test_a_position_that_extends_the_last_one_is_the_right_position():
     board, out = _after(["position startpos moves e2e4", "ucinewgame", "position startpos moves e2e4 e7e5"])
     assert "illegal" not in out and board == _board("e2e4", "e7e5")
     assert board.move_stack == _board("e2e4", "e7e5").move_stack
+
+
+def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
+    """A 100 ms ``go movetime`` is a 90 ms search for a single searcher (the clock's 50 ms
+    overhead once halved it), 100 - Move Overhead once the GUI sets that option, and keeps the
+    coordination overhead for an ensemble; a clock still keeps the clock's overhead back."""
+    from concilio.uci import UciEngine
+    from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
+    from players.player import COORDINATED_OVERHEAD_MS
+
+    engine = UciEngine(out=io.StringIO())
+    board = chess.Board()
+    assert engine._limits(board, {"movetime": 100}, ()).movetime == 100 - MOVETIME_MARGIN_MS == 90
+    assert engine._limits(board, {"movetime": 1}, ()).movetime == 1  # never nothing
+    assert engine.overhead == DEFAULT_OVERHEAD_MS
+    engine.cmd_setoption("name Move Overhead value 30".split())
+    assert engine._limits(board, {"movetime": 100}, ()).movetime == 70
+    ensemble = UciEngine("3b", out=io.StringIO())  # read, not started: no workers needed
+    assert ensemble._limits(board, {"movetime": 1000}, ()).movetime == 1000 - COORDINATED_OVERHEAD_MS

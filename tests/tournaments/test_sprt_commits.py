@@ -20,6 +20,8 @@ def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
         config = load_match_config(path)
         assert config.pairings() == [("work", "base")] and config.sprt.elo1 == 5
         assert config.entry("base").command == tuple(base)
+        # Both engines lose the same margin, whatever their commits' defaults.
+        assert config.entry("work").options == config.entry("base").options == {"Move Overhead": 10}
     assert parse_clock("10+0.1") == {"base": 10.0, "increment": 0.1}
     # Another book: its openings, not the 8-move book's.
     book = tmp_path / "book.epd"
