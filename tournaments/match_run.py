@@ -207,8 +207,9 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
         s = summaries[record.pairing]
         bar.update(1)
         bar.set_postfix_str(f"{s.player} {s.points:g}/{s.games}")
+        state = s.sprt(config)  # an SPRT's progress belongs beside the score it comes from
         out(f"game {record.id} {record.white} - {record.black} {record.result} ({record.termination}); "
-            f"{s.player} {s.points:g}/{s.games}")
+            f"{s.player} {s.points:g}/{s.games}" + (f"; {state.format()}" if state is not None else ""))
         return _decided(config, summaries)
 
     try:

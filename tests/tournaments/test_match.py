@@ -256,3 +256,23 @@ def test_an_instance_player_is_loaded_before_its_first_timed_move():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) >= 1
+
+
+def test_each_game_line_shows_the_sprt_so_far(tmp_path, data_dir):
+    """A long SPRT is watched from its log: every finished game reports the LLR on the pairs so
+    far, and the last line's LLR is the one the match decides on."""
+    config = write(tmp_path, f"""
+        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
+        baseline: mx
+        games: 4
+        openings: {{file: {data_dir / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        time_control: {{depth: 1}}
+        max_plies: 12
+        sprt: {{elo0: 0, elo1: 10}}
+    """)
+    lines: list[str] = []
+    outcome = run_match(config, progress=False, out=lines.append)
+    games = [line for line in lines if line.startswith("game ")]
+    assert len(games) == 4
+    assert all(line.endswith("[-2.94, 2.94]") and "; LLR " in line for line in games)
+    assert games[-1].endswith(outcome.summaries[0].sprt(config).format())
