@@ -340,6 +340,22 @@ def pick_move(moves, scores, start, n):
     return moves[start]
 
 
+@njit(cache=True)
+def drop_quiet_non_checks(pos, moves, scores, start, n, checks_info):
+    """Remove the quiet moves that give no check from ``moves[start:n]`` (and their scores),
+    keeping the others in their order; returns the new ``n``."""
+    board = pos[1]
+    kept = start
+    for j in range(start, n):
+        m = moves[j]
+        if captured_piece(board, m) < 0 and move_promo(m) == 0 and not gives_check_with(pos, m, checks_info):
+            continue
+        moves[kept] = m
+        scores[kept] = scores[j]
+        kept += 1
+    return kept
+
+
 @njit(cache=True, inline="always")
 def update_pv(ctx, ply, m):
     pv = ctx[C_PV]
@@ -552,10 +568,14 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         # Futile and late quiet moves are pruned unless they check: tested without making them,
         # with what the node's checks are worked out once, at the first move that needs it.
+        # Pruning, once it starts, goes on to the node's last move (searched and best only
+        # grow), so the quiet moves left that cannot check are dropped from the list at once
+        # rather than each brought forward by the selection sort only to be skipped.
         if quiet and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)):
             if not have_checks:
                 checks_info = check_info(pos)
                 have_checks = True
+                n = drop_quiet_non_checks(pos, moves, scores, i, n, checks_info)
             if not gives_check_with(pos, m, checks_info):
                 continue
         make_move(pos, m)
