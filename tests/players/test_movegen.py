@@ -13,6 +13,8 @@ from players.core.position import (check_info, compute_key, current_key, gives_c
                                    repetition_count)
 from players.position import Position
 
+from .random_games import random_game_positions
+
 
 def _perft_cases(data_dir, max_depth):
     """(line number, fen, depth, nodes) for every count up to ``max_depth``."""
@@ -218,16 +220,9 @@ def test_gives_check_on_hand_picked_positions(fen):
 
 
 def test_gives_check_matches_python_chess_in_random_games():
-    rng = random.Random(20261123)
-    positions = checks = 0
-    while positions < 3000:
-        board = chess.Board()
-        for _ in range(rng.randrange(20, 160)):
-            if board.is_game_over():
-                break
-            checks += _assert_gives_check_matches(board, Position(board))
-            positions += 1
-            board.push(rng.choice(list(board.legal_moves)))
+    checks = 0
+    for board in random_game_positions(20261123, 3000, (20, 160)):
+        checks += _assert_gives_check_matches(board, Position(board))
     assert checks > 500
 
 
@@ -235,27 +230,21 @@ def test_hash_move_check_accepts_exactly_the_legal_moves():
     """A hash move may come from any position: every code the check accepts must be legal, and
     out of check every legal move but castling and en passant must be accepted."""
     rng = random.Random(20261124)
-    positions = accepted = 0
+    accepted = 0
     foreign: list[int] = []
-    while positions < 1500:
-        board = chess.Board()
-        for _ in range(rng.randrange(10, 150)):
-            if board.is_game_over():
-                break
-            pos = Position(board)
-            codes = [int(c) for c in pos.legal_move_codes()]
-            legal = set(codes)
-            candidates = codes + rng.sample(foreign, min(len(foreign), 60)) + [rng.randrange(1 << 17) for _ in range(20)]
-            for code in candidates:
-                ok = hash_move_is_legal(pos.arrays, code)
-                assert not ok or code in legal, (board.fen(), move_to_uci(code), code)
-                accepted += ok
-            if not board.is_check():
-                for move in board.legal_moves:
-                    if not (board.is_castling(move) or board.is_en_passant(move)):
-                        code = next(c for c in codes if move_to_uci(c) == move.uci())
-                        assert hash_move_is_legal(pos.arrays, code), (board.fen(), move.uci())
-            foreign = (foreign + codes)[-400:]
-            positions += 1
-            board.push(rng.choice(list(board.legal_moves)))
+    for board in random_game_positions(20261124, 1500, (10, 150)):
+        pos = Position(board)
+        codes = [int(c) for c in pos.legal_move_codes()]
+        legal = set(codes)
+        candidates = codes + rng.sample(foreign, min(len(foreign), 60)) + [rng.randrange(1 << 17) for _ in range(20)]
+        for code in candidates:
+            ok = hash_move_is_legal(pos.arrays, code)
+            assert not ok or code in legal, (board.fen(), move_to_uci(code), code)
+            accepted += ok
+        if not board.is_check():
+            for move in board.legal_moves:
+                if not (board.is_castling(move) or board.is_en_passant(move)):
+                    code = next(c for c in codes if move_to_uci(c) == move.uci())
+                    assert hash_move_is_legal(pos.arrays, code), (board.fen(), move.uci())
+        foreign = (foreign + codes)[-400:]
     assert accepted > 20000

@@ -1,14 +1,22 @@
 """The search: mates found, moves always legal, determinism, limits, results that pickle."""
 import pickle
+import random
 import threading
 import time
 
 import chess
+import numpy as np
 import pytest
 
 from evaluation.spec import EvalSpec
+from players.core.moves import MAX_MOVES, move_to_uci
+from players.core.position import check_info
+from players.core.search import drop_quiet_non_checks
+from players.position import Position
 from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
+
+from .random_games import random_game_positions
 
 
 def _wac_mates_in_two(data_dir):
@@ -130,40 +138,24 @@ def test_masked_instance_searches_with_its_own_evaluation():
 def test_dropping_quiet_moves_keeps_the_captures_promotions_and_checks_in_their_order():
     """Once pruning starts at a node only moves that capture, promote or check can still be
     searched; the rest go in one pass, and what stays keeps its order and its scores."""
-    import random
-
-    import numpy as np
-
-    from players.core.moves import MAX_MOVES, move_to_uci
-    from players.core.position import check_info
-    from players.core.search import drop_quiet_non_checks
-    from players.position import Position
-
     rng = random.Random(20261124)
-    positions = dropped = 0
-    while positions < 600:
-        board = chess.Board()
-        for _ in range(rng.randrange(10, 120)):
-            if board.is_game_over():
-                break
-            pos = Position(board)
-            codes = pos.legal_move_codes()
-            n = len(codes)
-            moves = np.zeros(MAX_MOVES, np.int64)
-            scores = np.zeros(MAX_MOVES, np.int64)
-            moves[:n] = codes
-            scores[:n] = [rng.randrange(-1000, 1000) for _ in range(n)]
-            before_moves, before_scores = moves[:n].copy(), scores[:n].copy()
-            start = rng.randrange(n)
-            info = tuple(np.uint64(v) for v in check_info(pos.arrays))
-            kept = drop_quiet_non_checks(pos.arrays, moves, scores, start, n, info)
-            expected = [(m, s) for m, s in zip(before_moves[start:], before_scores[start:])
-                        if board.is_capture(chess.Move.from_uci(move_to_uci(int(m))))
-                        or chess.Move.from_uci(move_to_uci(int(m))).promotion
-                        or board.gives_check(chess.Move.from_uci(move_to_uci(int(m))))]
-            assert list(moves[:start]) == list(before_moves[:start])
-            assert list(zip(moves[start:kept], scores[start:kept])) == expected, board.fen()
-            dropped += n - kept
-            positions += 1
-            board.push(rng.choice(list(board.legal_moves)))
+    dropped = 0
+    for board in random_game_positions(20261124, 600, (10, 120)):
+        pos = Position(board)
+        codes = pos.legal_move_codes()
+        n = len(codes)
+        moves = np.zeros(MAX_MOVES, np.int64)
+        scores = np.zeros(MAX_MOVES, np.int64)
+        moves[:n] = codes
+        scores[:n] = [rng.randrange(-1000, 1000) for _ in range(n)]
+        before_moves, before_scores = moves[:n].copy(), scores[:n].copy()
+        start = rng.randrange(n)
+        info = tuple(np.uint64(v) for v in check_info(pos.arrays))
+        kept = drop_quiet_non_checks(pos.arrays, moves, scores, start, n, info)
+        as_moves = [chess.Move.from_uci(move_to_uci(int(m))) for m in before_moves[start:]]
+        expected = [(m, s) for m, s, move in zip(before_moves[start:], before_scores[start:], as_moves)
+                    if board.is_capture(move) or move.promotion or board.gives_check(move)]
+        assert list(moves[:start]) == list(before_moves[:start])
+        assert list(zip(moves[start:kept], scores[start:kept])) == expected, board.fen()
+        dropped += n - kept
     assert dropped > 5000
