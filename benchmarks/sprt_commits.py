@@ -25,6 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.compare_commits import bench  # noqa: E402
+from players.clock import MOVETIME_MARGIN_MS  # noqa: E402
 
 
 def engine(tree: Path, cache: Path) -> list[str]:
@@ -44,12 +45,11 @@ def check_runs_its_tree(command: list[str], tree: Path) -> None:
 
 
 DEFAULT_BOOK = "data:openings/8moves_v3-1000.epd"
-DEFAULT_OVERHEAD_MS = 10  # a movetime's margin; at 100 ms/move both engines search about 90 ms
 
 
 def match_file(rev: str, work: list[str], base: list[str], time_control: dict, elo0: float, elo1: float,
                games: int, concurrency: int, output: Path, book: str = DEFAULT_BOOK,
-               overhead_ms: int = DEFAULT_OVERHEAD_MS) -> dict:
+               overhead_ms: int = MOVETIME_MARGIN_MS) -> dict:
     """The match: the working tree against REV, SPRT on game pairs, stopping by itself.  Both
     engines get the same Move Overhead, so that a commit whose default differs (before 2026-11-24
     a movetime lost 50 ms, after it 10) does not play with a different share of the time."""
@@ -81,8 +81,8 @@ def main() -> int:
     parser.add_argument("--elo1", type=float, default=5.0)
     parser.add_argument("--games", type=int, default=4000, help="at most (the SPRT usually stops first)")
     parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--overhead", type=int, default=DEFAULT_OVERHEAD_MS,
-                        help=f"both engines' Move Overhead in ms (default {DEFAULT_OVERHEAD_MS}; it comes off a movetime and a "
+    parser.add_argument("--overhead", type=int, default=MOVETIME_MARGIN_MS,
+                        help=f"both engines' Move Overhead in ms (default {MOVETIME_MARGIN_MS}; it comes off a movetime and a "
                              "clock allocation alike)")
     parser.add_argument("--output", help="match folder (default runs/sprt-REV-TC)")
     parser.add_argument("--book", default=DEFAULT_BOOK,

@@ -21,8 +21,8 @@ from typing import Callable, TextIO
 
 import chess
 
-from players.clock import MOVETIME_MARGIN_MS
-from players.player import COORDINATED_OVERHEAD_MS, DEFAULT_OVERHEAD_MS, MoveLimits, Player
+from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
+from players.player import COORDINATED_OVERHEAD_MS, MoveLimits, Player
 
 ENGINE_NAME = "Concilio"
 INFINITE_MS = 24 * 3600 * 1000
@@ -110,21 +110,23 @@ class UciEngine:
             self.player = self._make()
         return self.player
 
-    @property
-    def overhead(self) -> int:
-        """What a clock allocation keeps back (the Move Overhead option, or the player's default)."""
+    def _kept_back(self, single_searcher_ms: int) -> int:
+        """The Move Overhead where the GUI set one; else the coordination overhead for players
+        that coordinate workers, and ``single_searcher_ms`` for a single searcher."""
         if self.overhead_ms is not None:
             return self.overhead_ms
-        return COORDINATED_OVERHEAD_MS if self.coordinated else DEFAULT_OVERHEAD_MS
+        return COORDINATED_OVERHEAD_MS if self.coordinated else single_searcher_ms
+
+    @property
+    def overhead(self) -> int:
+        """What a clock allocation keeps back."""
+        return self._kept_back(DEFAULT_OVERHEAD_MS)
 
     @property
     def movetime_margin(self) -> int:
-        """What comes off a ``go movetime``: the Move Overhead where the GUI set one; else, for a
-        single searcher, only its reply's latency (the clock's default overhead would take half of
-        a 100 ms search away); players that coordinate workers keep their coordination overhead."""
-        if self.overhead_ms is not None:
-            return self.overhead_ms
-        return COORDINATED_OVERHEAD_MS if self.coordinated else MOVETIME_MARGIN_MS
+        """What comes off a ``go movetime``: for a single searcher only its reply's latency (the
+        clock's default overhead would take half of a 100 ms search away)."""
+        return self._kept_back(MOVETIME_MARGIN_MS)
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, line: str) -> None:

@@ -9,7 +9,10 @@ import chess
 import chess.engine
 import pytest
 
+from concilio.uci import UciEngine
+from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
 from players.external import EngineNotFoundError, find_engine_binary
+from players.player import COORDINATED_OVERHEAD_MS
 
 UCI = [sys.executable, "-m", "concilio", "uci"]
 
@@ -125,8 +128,6 @@ def test_an_ensemble_speaks_uci_with_its_votes(tmp_path):
 
 
 def _after(commands: list[str]) -> tuple[chess.Board, str]:
-    import io
-    from concilio.uci import UciEngine
     out = io.StringIO()
     engine = UciEngine(out=out)
     for line in commands:
@@ -163,10 +164,6 @@ def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
     """A 100 ms ``go movetime`` is a 90 ms search for a single searcher (the clock's 50 ms
     overhead once halved it), 100 - Move Overhead once the GUI sets that option, and keeps the
     coordination overhead for an ensemble; a clock still keeps the clock's overhead back."""
-    from concilio.uci import UciEngine
-    from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
-    from players.player import COORDINATED_OVERHEAD_MS
-
     engine = UciEngine(out=io.StringIO())
     board = chess.Board()
     assert engine._limits(board, {"movetime": 100}, ()).movetime == 100 - MOVETIME_MARGIN_MS == 90
