@@ -3,7 +3,8 @@ this module holds the root search, the principal-variation search and quiescence
 
 Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
 a transposition table, null-move pruning, reverse futility, futility, late-move
-pruning and reductions, check extension, mate-distance pruning) → ``quiescence`` (captures and
+pruning and reductions, internal iterative reduction, check extension, mate-distance
+pruning) → ``quiescence`` (captures and
 promotions, every evasion when in check; captures that lose material by static
 exchange evaluation are left out).  Move ordering: hash move, MVV-LVA captures that do
 not lose material, killers, history, then the losing captures.
@@ -88,6 +89,9 @@ def _lmr_table():
 
 
 LMR = _lmr_table()
+# Internal iterative reduction: nodes of at least this depth with no hash move are searched a
+# ply shallower (see ``negamax``).
+IIR_DEPTH = 4
 
 
 def _context_dtype(params_shape) -> np.dtype:
@@ -284,6 +288,17 @@ def enter_node(ctx, ply):
     if ply > stats[S_SELDEPTH]:
         stats[S_SELDEPTH] = ply
     return False
+
+
+@njit(cache=True, inline="always")
+def reduced_without_hash_move(depth, hash_move, reductions):
+    """Internal iterative reduction: a deep node the table has no move for was not searched
+    before (or failed low everywhere), so its move order is a guess; searching it a ply
+    shallower costs less than a full search in a poor order, and the next iteration finds the
+    table's move there.  A reduction, so it is on only where the other reductions are."""
+    if reductions and depth >= IIR_DEPTH and hash_move == 0:
+        return depth - 1
+    return depth
 
 
 @njit(cache=True)
@@ -522,6 +537,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
                 return 0
             if score >= beta:
                 return beta if score > MATE_BOUND else score
+
+    depth = reduced_without_hash_move(depth, hash_move, opts[O_LMR] != 0)
 
     moves = ctx[C_MOVES][ply]
     n = generate_moves(pos, moves, False)

@@ -11,7 +11,7 @@ import pytest
 from evaluation.spec import EvalSpec
 from players.core.moves import MAX_MOVES, move_to_uci
 from players.core.position import check_info
-from players.core.search import drop_quiet_non_checks
+from players.core.search import IIR_DEPTH, drop_quiet_non_checks, reduced_without_hash_move
 from players.position import Position
 from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
@@ -159,3 +159,14 @@ def test_dropping_quiet_moves_keeps_the_captures_promotions_and_checks_in_their_
         assert list(zip(moves[start:kept], scores[start:kept])) == expected, board.fen()
         dropped += n - kept
     assert dropped > 5000
+
+
+@pytest.mark.parametrize("depth, hash_move, reductions, expected", [
+    (IIR_DEPTH, 0, True, IIR_DEPTH - 1),        # deep enough, no hash move: a ply less
+    (IIR_DEPTH + 5, 0, True, IIR_DEPTH + 4),
+    (IIR_DEPTH - 1, 0, True, IIR_DEPTH - 1),    # too shallow to pay
+    (IIR_DEPTH, 1234, True, IIR_DEPTH),         # the table has a move: searched in full
+    (IIR_DEPTH, 0, False, IIR_DEPTH),           # reductions off (the exact mode's fixed depth)
+])
+def test_internal_iterative_reduction(depth, hash_move, reductions, expected):
+    assert reduced_without_hash_move(depth, hash_move, reductions) == expected
