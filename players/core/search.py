@@ -6,7 +6,8 @@ a transposition table, null-move pruning, reverse futility, futility, late-move
 pruning and reductions, internal iterative reduction, check extension, mate-distance
 pruning) → ``quiescence`` (captures and
 promotions, every evasion when in check; captures that lose material by static
-exchange evaluation are left out).  Move ordering: hash move, MVV-LVA captures that do
+exchange evaluation are left out; the table's bounds settle null-window nodes, its move
+goes first and its evaluation stands pat).  Move ordering: hash move, MVV-LVA captures that do
 not lose material, killers, history, then the losing captures.
 
 All search state lives in the ``ctx`` tuple built by ``new_context`` so that one
@@ -413,6 +414,14 @@ def has_non_pawn_material(bb, side):
     return (bb[OCC_WHITE + side] & ~(bb[o + PAWN] | bb[o + KING])) != U0
 
 
+@njit(cache=True, inline="always")
+def stores_quiescence(entry):
+    """A quiescence result is worth a slot unless the table holds a full-width search of the
+    same position: that entry's bound is worth more, and its depth protects it only from a
+    shallower bound, not from an exact one."""
+    return entry == 0 or entry_depth(entry) == 0
+
+
 @njit(QUIESCENCE_SIGNATURE, cache=True, nogil=True)
 def quiescence(pos, tt, ctx, ply, alpha, beta):
     """Captures and promotions until the position is quiet; evasions when in check."""
@@ -423,11 +432,25 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     if ply >= MAX_PLY - 1:
         return static_eval(pos, ctx)
     checked = in_check(pos)
+    if not checked and insufficient_material(bb):
+        return 0
+    exact = ctx[C_OPTS][O_EXACT] != 0
+    # The table: a null-window node it settles returns at once, its move is tried first, and
+    # its static evaluation is the stand-pat score.  (The exact mode's values must not depend
+    # on what other searches left in the table, so it goes without.)
+    key = current_key(pos)
+    entry = 0 if exact else tt_probe(tt, key)
+    hash_move = 0
+    if entry != 0:
+        hash_move = entry_move(entry)
+        if beta - alpha == 1:
+            settled, s = table_cutoff(entry, 0, ply, alpha, beta, False)
+            if settled:
+                return s
+    original_alpha = alpha
     stand = -INF
     if not checked:
-        if insufficient_material(bb):
-            return 0
-        stand = static_eval(pos, ctx)
+        stand = entry_eval(entry) if entry != 0 else static_eval(pos, ctx)
         if stand >= beta:
             return stand
         if stand > alpha:
@@ -435,11 +458,11 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     n = generate_moves(pos, ctx[C_MOVES][ply], True)
     if n == 0:
         return -MATE + ply if checked else stand
-    score_moves(pos, ctx, ply, n, 0)
+    score_moves(pos, ctx, ply, n, hash_move)
     moves = ctx[C_MOVES][ply]
     scores = ctx[C_SCORES][ply]
     best = stand
-    exact = ctx[C_OPTS][O_EXACT] != 0
+    best_move = 0
     for i in range(n):
         m = pick_move(moves, scores, i, n)
         if not checked:
@@ -458,7 +481,10 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             if scores[i] < 0:
                 break
         make_move(pos, m)
-        prefetch_eval(ctx, current_key(pos))
+        child = current_key(pos)
+        if not exact:
+            tt_prefetch(tt, child)
+        prefetch_eval(ctx, child)
         score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
         unmake_move(pos)
         if stats[S_STOPPED]:
@@ -467,10 +493,15 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             best = score
             if score > alpha:
                 alpha = score
+                best_move = m
                 update_pv(ctx, ply, m)
                 if score >= beta:
                     break
+    if not exact and stores_quiescence(entry):
+        bound = BOUND_LOWER if best >= beta else BOUND_EXACT if alpha > original_alpha else BOUND_UPPER
+        tt_store(tt, key, best_move, bound, 0, score_to_tt(best, ply), stand if not checked else 0)
     return best
+
 
 
 @njit(NEGAMAX_SIGNATURE, cache=True, nogil=True)
@@ -601,8 +632,10 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         new_depth = depth - 1 + (1 if checks else 0)
         if new_depth > 0:
             tt_prefetch(tt, child)  # its probe comes first thing in the child
-        else:
-            prefetch_eval(ctx, child)  # a quiescence node: it evaluates first thing
+        else:  # a quiescence node: it probes the table (outside the exact mode) and evaluates first thing
+            if not opts[O_EXACT]:
+                tt_prefetch(tt, child)
+            prefetch_eval(ctx, child)
         if defer:
             put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
             if put_off:

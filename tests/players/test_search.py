@@ -11,7 +11,8 @@ import pytest
 from evaluation.spec import EvalSpec
 from players.core.moves import MAX_MOVES, move_to_uci
 from players.core.position import check_info
-from players.core.search import IIR_DEPTH, drop_quiet_non_checks, reduced_without_hash_move
+from players.core.search import IIR_DEPTH, INF, drop_quiet_non_checks, reduced_without_hash_move
+from players.core.tt import BOUND_EXACT, entry_bound, entry_depth, entry_eval, entry_move, entry_score, tt_probe
 from players.position import Position
 from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
@@ -170,3 +171,25 @@ def test_dropping_quiet_moves_keeps_the_captures_promotions_and_checks_in_their_
 ])
 def test_internal_iterative_reduction(depth, hash_move, reductions, expected):
     assert reduced_without_hash_move(depth, hash_move, reductions) == expected
+
+
+def test_quiescence_stores_its_result_in_the_table():
+    """A quiescence node leaves its value, move and evaluation in the table; a later
+    null-window visit the stored value settles costs one node; the exact mode (whose values
+    must not depend on the table) neither stores nor reads."""
+    fen = "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"  # exd5 wins the queen
+    position = Position.from_fen(fen)
+    key = np.uint64(position.key)
+    searcher = Searcher(hash_mb=1)
+    score, nodes, pv = searcher.search_node(position, 0, 1, -INF, INF)
+    assert pv == ("e4d5",) and nodes > 1
+    entry = tt_probe(searcher.tt, key)
+    assert entry != 0
+    assert move_to_uci(entry_move(entry)) == "e4d5"
+    assert (entry_bound(entry), entry_depth(entry), entry_score(entry)) == (BOUND_EXACT, 0, score)
+    assert entry_eval(entry) < -500  # the side to move is a queen down before it captures
+    assert searcher.search_node(position, 0, 1, score, score + 1)[:2] == (score, 1)
+
+    exact = Searcher(hash_mb=1, exact=True)
+    assert exact.search_node(position, 0, 1, -INF, INF)[0] == score
+    assert tt_probe(exact.tt, key) == 0
