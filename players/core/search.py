@@ -262,6 +262,17 @@ def prefetch_eval(ctx, key):
     prefetch_slot(cache, eval_slot(cache, key))
 
 
+@njit(cache=True, inline="always")
+def prefetch_child(tt, ctx, child, quiescent, exact):
+    """Start fetching what a child reads first, right after the move to it is made: its table
+    slot (a quiescence child probes the table too, except in the exact mode) and, for a
+    quiescence child, which evaluates first thing, its evaluation-cache slot."""
+    if not (quiescent and exact):
+        tt_prefetch(tt, child)
+    if quiescent:
+        prefetch_eval(ctx, child)
+
+
 @njit(cache=True, nogil=True)
 def should_stop(ctx):
     """Count a node and say whether the search must unwind (node limit or stop flag)."""
@@ -481,10 +492,7 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
             if scores[i] < 0:
                 break
         make_move(pos, m)
-        child = current_key(pos)
-        if not exact:
-            tt_prefetch(tt, child)
-        prefetch_eval(ctx, child)
+        prefetch_child(tt, ctx, current_key(pos), True, exact)
         score = -quiescence(pos, tt, ctx, ply + 1, -beta, -alpha)
         unmake_move(pos)
         if stats[S_STOPPED]:
@@ -501,7 +509,6 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
         bound = BOUND_LOWER if best >= beta else BOUND_EXACT if alpha > original_alpha else BOUND_UPPER
         tt_store(tt, key, best_move, bound, 0, score_to_tt(best, ply), stand if not checked else 0)
     return best
-
 
 
 @njit(NEGAMAX_SIGNATURE, cache=True, nogil=True)
@@ -630,12 +637,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         checks = in_check(pos)
         child = current_key(pos)
         new_depth = depth - 1 + (1 if checks else 0)
-        if new_depth > 0:
-            tt_prefetch(tt, child)  # its probe comes first thing in the child
-        else:  # a quiescence node: it probes the table (outside the exact mode) and evaluates first thing
-            if not opts[O_EXACT]:
-                tt_prefetch(tt, child)
-            prefetch_eval(ctx, child)
+        prefetch_child(tt, ctx, child, new_depth <= 0, opts[O_EXACT] != 0)
         if defer:
             put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
             if put_off:
