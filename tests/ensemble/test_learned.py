@@ -111,6 +111,12 @@ def test_the_learned_criterion_plays_the_top_ranked_candidate(tmp_path):
     assert chosen.move == "c7c5" and chosen.values["c7c5"] > chosen.values["e7e5"]
 
 
+def _openmp_threads() -> set[int]:
+    """The thread counts of the OpenMP runtimes loaded in this process."""
+    from threadpoolctl import threadpool_info
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"}
+
+
 class _ThreadCountingEstimator:
     """Records how many OpenMP threads scikit-learn would use while it predicts."""
 
@@ -119,8 +125,7 @@ class _ThreadCountingEstimator:
 
     def predict_proba(self, x):
         import numpy as np
-        from threadpoolctl import threadpool_info
-        self.seen.append({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"})
+        self.seen.append(_openmp_threads())
         return np.tile([0.5, 0.5], (len(x), 1))
 
 
@@ -128,16 +133,16 @@ def test_ranking_runs_on_one_openmp_thread_and_restores_the_count():
     """Tree prediction on the OpenMP pool cost 10x a one-thread prediction of a few rows
     on a busy machine; the limit must hold inside the call and be undone after it."""
     import sklearn.ensemble  # noqa: F401 - loads scikit-learn's OpenMP runtime
-    from threadpoolctl import threadpool_info, threadpool_limits
+    from threadpoolctl import threadpool_limits
     from ensemble.learned import LearnedModel
     with threadpool_limits(limits=2, user_api="openmp"):
-        before = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"}
+        before = _openmp_threads()
         assert before == {2}, "no OpenMP runtime loaded: the test would prove nothing"
         estimator = _ThreadCountingEstimator()
         model = LearnedModel(estimator, "trees")
         assert model.rank([[0.0] * len(FEATURES)] * 3) == [0.5, 0.5, 0.5]
         assert estimator.seen == [{1}]
-        assert {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"} == before
+        assert _openmp_threads() == before
 
 
 def test_too_little_to_learn_from_is_named():
