@@ -17,6 +17,7 @@ knows how to convert KPK/KBNK/KRK-type endings in the same way.
 import numpy as np
 from numba import njit
 
+from players.core.hot import hot
 from players.core.bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, U0, U1, FILES, bishop_attacks, bit, lsb,
                                    popcount, queen_attacks, rook_attacks, LIGHT_SQUARES)
 from players.core.moves import BISHOP, KING, KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_SIDE, WHITE
@@ -57,7 +58,7 @@ def taper(mg, eg, phase):
     return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
 
 
-@njit(cache=True)
+@hot()
 def game_phase(bb):
     """24 with every minor and major piece on the board, 0 with none: the smooth
     counterpart of GnuChess's opening / middlegame / endgame stage."""
@@ -68,7 +69,7 @@ def game_phase(bb):
     return min(phase, PHASE_MAX)
 
 
-@njit(cache=True)
+@hot()
 def compute_attacks(bb, attacks, counts):
     """Every attack of both sides, once: by piece type, all, twice; plus bishop and
     rook mobility and the attack units aimed at the enemy king's zone."""
@@ -117,7 +118,7 @@ def compute_attacks(bb, attacks, counts):
         attacks[c, ATT_TWICE] = twice
 
 
-@njit(cache=True)
+@hot()
 def _has_mating_material(bb, c):
     o = 6 * c
     if bb[o + PAWN] | bb[o + ROOK] | bb[o + QUEEN]:
@@ -126,7 +127,7 @@ def _has_mating_material(bb, c):
     return minors >= 2 and popcount(bb[o + KNIGHT]) < minors  # B+N or two bishops, not two knights
 
 
-@njit(cache=True)
+@hot()
 def evaluate_material(bb, phase, params, terms):
     """Piece values, and the bare-king bonus: drive the lone king to the edge (to the
     bishop's corner in KBNK) and bring the own king closer."""
@@ -155,7 +156,7 @@ def evaluate_material(bb, phase, params, terms):
             terms[CAT_M, c] += BARE_KING_WIN + 10 * drive + 4 * (7 - DISTANCE[weak_king, strong_king])
 
 
-@njit(cache=True)
+@hot()
 def evaluate_positional(bb, phase, params, terms):
     """Piece-square values (late-game bonuses are the endgame tables), bishop pair, knight pair."""
     for c in range(2):
@@ -178,7 +179,7 @@ def evaluate_positional(bb, phase, params, terms):
         terms[CAT_B, c] = taper(mg, eg, phase)
 
 
-@njit(cache=True)
+@hot()
 def evaluate_mobility_attacks(bb, phase, params, terms, attacks, counts):
     """Bishop and rook mobility; their pins and x-rays; their control of the squares
     next to the enemy king; knights and queen close to it."""
@@ -235,7 +236,7 @@ def evaluate_mobility_attacks(bb, phase, params, terms, attacks, counts):
         terms[CAT_X, c] = taper(mg, eg, phase)
 
 
-@njit(cache=True)
+@hot()
 def evaluate_king_safety(bb, phase, params, terms, counts):
     """Enemy attacks on the king's zone (the queen above all), missing shelter pawns,
     and how open the king is to a queen."""
@@ -262,7 +263,7 @@ def evaluate_king_safety(bb, phase, params, terms, counts):
         terms[CAT_K, c] = taper(mg, eg, phase)
 
 
-@njit(cache=True)
+@hot()
 def pawn_terms(bb, params, out):
     """The pawn-only part of **P** into ``out`` (mg, eg of White, then of Black): isolated,
     doubled and tripled pawns; passed and unopposed pawns; centre pawns' advance.  It depends
@@ -311,7 +312,7 @@ def _pawn_slot(white, black, size):
     return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(size - 1))
 
 
-@njit(cache=True)
+@hot()
 def evaluate_pawn_structure(bb, phase, params, terms, pawn_keys, pawn_values, cached):
     """**P**: the pawn-only terms (from the pawn cache where ``cached``: an entry holds
     both colours' pawns, so a hit is never wrong) and centre pawns blocked by any piece."""
@@ -331,7 +332,7 @@ def evaluate_pawn_structure(bb, phase, params, terms, pawn_keys, pawn_values, ca
         terms[CAT_P, c] = taper(mg, eg, phase)
 
 
-@njit(cache=True)
+@hot()
 def evaluate_protection(bb, phase, params, terms, attacks):
     """For each knight, bishop, rook and queen: attacked by a cheaper enemy piece, or
     attacked and undefended; extra penalty when two or more pieces are undefended."""
@@ -368,7 +369,7 @@ def evaluate_protection(bb, phase, params, terms, attacks):
         terms[CAT_A, c] = taper(mg, eg, phase)
 
 
-@njit(cache=True)
+@hot()
 def evaluate_piece_pawn_relation(bb, phase, params, terms):
     """Rooks on open and half-open files; a king on a file without own pawns, without
     own pawns beside it, or far from every pawn."""
@@ -418,7 +419,7 @@ def evaluate(pos, mask, weights, params, terms, attacks, counts):
                            np.zeros((1, 4), np.int64), False)
 
 
-@njit(cache=True)
+@hot()
 def evaluate_cached(pos, mask, weights, params, terms, attacks, counts, pawn_keys, pawn_values, cached):
     """:func:`evaluate`, with the pawn cache ``(pawn_keys, pawn_values)`` where ``cached`` (the
     search's; its term values are fixed for the searcher's life)."""

@@ -11,14 +11,14 @@ from numba import njit, types
 
 from .bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, LINE, PAWN_ATTACKS, RANK_1, RANK_3,
                        RANK_6, RANK_8, U0, U1, bishop_attacks, bit, lsb, rook_attacks)
+from .hot import hot
 from .moves import (POSITION_TYPE, BISHOP, CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, FLAG_CASTLE, FLAG_DOUBLE_PUSH,
                     FLAG_EN_PASSANT, FLAG_NORMAL, KING, KNIGHT, MAX_MOVES, OCC_WHITE, PAWN, QUEEN, ROOK,
                     ST_CASTLE, ST_EP, ST_SIDE, WHITE, encode_move)
 from .position import attackers_to, is_attacked, make_move, unmake_move
-from .unmanaged import unmanaged, unmanaged_position
 
 
-@njit(cache=True)
+@hot()
 def pinned_pieces(bb, side, ksq, occ):
     """Pieces of ``side`` that stand alone between their king and an enemy slider."""
     o = 6 * (1 - side)
@@ -70,7 +70,7 @@ def _add_pawn_moves(out, n, targets, offset, promotions, flag):
     return n
 
 
-@njit(cache=True)
+@hot()
 def hash_move_is_legal(pos, m):
     """Whether ``m`` (a move from the hash table, which may belong to another position) is
     legal here, without generating the moves: so that a node can search its hash move first
@@ -130,7 +130,7 @@ def hash_move_is_legal(pos, m):
             | (bishop_attacks(ksq, after) & (bb[e + BISHOP] | bb[e + QUEEN]))) & ~bit(to) == U0
 
 
-@njit(cache=True)
+@hot()
 def generate_moves(pos, out, captures_only):
     """Write the legal moves into ``out`` and return how many there are.
 
@@ -297,7 +297,7 @@ def _add_pawn_moves_from(out, n, fr, targets, last_rank):
     return n
 
 
-@njit(types.int64(POSITION_TYPE, types.int64, types.Array(types.int64, 2, "C"), types.int64), cache=True)
+@hot(types.int64(POSITION_TYPE, types.int64, types.Array(types.int64, 2, "C"), types.int64))
 def _perft(pos, depth, buffers, ply):
     out = buffers[ply]
     n = generate_moves(pos, out, False)
@@ -317,7 +317,7 @@ def perft(pos, depth):
     if depth <= 0:
         return 1
     buffers = np.zeros((depth + 1, MAX_MOVES), np.int64)
-    return _perft(unmanaged_position(pos), depth, unmanaged(buffers), 0)
+    return _perft(pos, depth, buffers, 0)
 
 
 @njit(cache=True)

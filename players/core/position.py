@@ -11,6 +11,7 @@ from numba import njit
 
 from .bitboard import (BETWEEN, LINE, bishop_attacks, KING_ATTACKS, KNIGHT_ATTACKS,
                        PAWN_ATTACKS, U0, bit, popcount, lsb, rook_attacks, LIGHT_SQUARES, DARK_SQUARES)
+from .hot import hot
 from .moves import (BISHOP, BLACK, CASTLE_BK, CASTLE_BQ, CASTLE_WK, CASTLE_WQ, EMPTY, FLAG_CASTLE,
                     FLAG_DOUBLE_PUSH, FLAG_EN_PASSANT, H_CAPTURED, H_CASTLE, H_EP, H_HALFMOVE, H_MOVE, KING,
                     KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_CASTLE, ST_EP, ST_HALFMOVE, ST_PLY, ST_SIDE,
@@ -62,7 +63,7 @@ def move_piece(bb, board, piece, fr, to):
     board[to] = piece
 
 
-@njit(cache=True)
+@hot()
 def attackers_to(bb, sq, occ):
     """Pieces of both colours attacking ``sq`` given the occupancy ``occ``."""
     rooks_queens = bb[ROOK] | bb[QUEEN] | bb[6 + ROOK] | bb[6 + QUEEN]
@@ -74,7 +75,7 @@ def attackers_to(bb, sq, occ):
             | (bishop_attacks(sq, occ) & bishops_queens))
 
 
-@njit(cache=True)
+@hot()
 def is_attacked(bb, sq, by, occ):
     """Whether side ``by`` attacks ``sq`` given the occupancy ``occ``."""
     o = 6 * by
@@ -96,14 +97,14 @@ def king_square(bb, side):
     return lsb(bb[6 * side + KING])
 
 
-@njit(cache=True)
+@hot()
 def in_check(pos):
     bb = pos[0]
     side = pos[2][ST_SIDE]
     return is_attacked(bb, king_square(bb, side), 1 - side, occupancy(bb))
 
 
-@njit(cache=True)
+@hot()
 def gives_check(pos, m):
     """Whether the legal move ``m`` checks the opponent, without making it: a direct check
     from the destination, or a discovered one from a slider behind the origin.  Castling,
@@ -142,7 +143,7 @@ def gives_check(pos, m):
             | (bishop_attacks(ksq, occ) & (bb[o + BISHOP] | bb[o + QUEEN]) & others)) != U0
 
 
-@njit(cache=True)
+@hot()
 def check_info(pos):
     """What :func:`gives_check_with` needs to know about the side to move's checks, computed
     once for a node's moves: for each piece type the squares from which it would attack the
@@ -192,7 +193,7 @@ def _ep_capturable(bb, to, side_to_move):
     return (beside & bb[6 * side_to_move + PAWN]) != U0
 
 
-@njit(cache=True)
+@hot()
 def compute_key(pos):
     """Zobrist key from scratch (the reference the incremental key must equal)."""
     board, st = pos[1], pos[2]
@@ -209,7 +210,7 @@ def compute_key(pos):
     return key
 
 
-@njit(cache=True)
+@hot()
 def make_move(pos, m):
     """Play the (legal) move ``m``, recording what ``unmake_move`` needs."""
     bb, board, st, hist, keys = pos
@@ -281,7 +282,7 @@ def make_move(pos, m):
     keys[ply + 1] = key
 
 
-@njit(cache=True)
+@hot()
 def unmake_move(pos):
     """Take back the last move made with ``make_move``."""
     bb, board, st, hist, keys = pos
@@ -318,7 +319,7 @@ def unmake_move(pos):
     st[ST_PLY] = ply
 
 
-@njit(cache=True)
+@hot()
 def make_null_move(pos):
     """Pass the turn (null-move pruning).  The half-move clock is zeroed so that
     repetition detection never looks back across a null move."""
@@ -340,7 +341,7 @@ def make_null_move(pos):
     keys[ply + 1] = key
 
 
-@njit(cache=True)
+@hot()
 def unmake_null_move(pos):
     bb, board, st, hist, keys = pos
     ply = st[ST_PLY] - 1
@@ -350,7 +351,7 @@ def unmake_null_move(pos):
     st[ST_PLY] = ply
 
 
-@njit(cache=True)
+@hot()
 def repetition_count(pos):
     """How many earlier positions, since the last irreversible move, share the
     current key (same side to move, so only every second ply is compared)."""
@@ -367,7 +368,7 @@ def repetition_count(pos):
     return count
 
 
-@njit(cache=True)
+@hot()
 def insufficient_material(bb):
     """No sequence of legal moves can mate: K v K, K+minor v K, K+B v K+B on one colour."""
     if bb[PAWN] | bb[6 + PAWN] | bb[ROOK] | bb[6 + ROOK] | bb[QUEEN] | bb[6 + QUEEN]:

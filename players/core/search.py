@@ -21,13 +21,13 @@ from numba import njit, types
 from evaluation.evaluate import PAWN_CACHE_SIZE, evaluate_cached
 from evaluation.params import DEFAULT_PARAMS
 from .bitboard import U0
+from .hot import hot
 from .movegen import generate_moves
 from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
                     ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
 from .position import (check_info, current_key, gives_check_with, in_check, insufficient_material, make_move, make_null_move,
                        repetition_count, unmake_move, unmake_null_move)
 from .see import see_ge
-from .unmanaged import unmanaged_position, unmanaged_table
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
                  entry_eval, entry_move, entry_score, mark_busy, new_table, prefetch_slot, tt_prefetch, tt_probe,
                  tt_store)
@@ -235,7 +235,7 @@ def eval_slot(cache, key):
     return np.int64(key & np.uint64(cache.shape[0] // 2 - 1)) * 2
 
 
-@njit(cache=True)
+@hot()
 def static_eval(pos, ctx):
     """The instance's evaluation, through a small cache keyed by the Zobrist key
     (quiescence revisits the same leaves often, and the full evaluation is the
@@ -273,7 +273,7 @@ def prefetch_child(tt, ctx, child, quiescent, exact):
         prefetch_eval(ctx, child)
 
 
-@njit(cache=True, nogil=True)
+@hot(nogil=True)
 def should_stop(ctx):
     """Count a node and say whether the search must unwind (node limit or stop flag)."""
     stats = ctx[C_STATS]
@@ -313,7 +313,7 @@ def reduced_without_hash_move(depth, hash_move, reductions):
     return depth
 
 
-@njit(cache=True)
+@hot()
 def captured_piece(board, m):
     if move_flag(m) == FLAG_EN_PASSANT:
         return PAWN
@@ -321,7 +321,7 @@ def captured_piece(board, m):
     return -1 if p == EMPTY else p % 6
 
 
-@njit(cache=True)
+@hot()
 def score_moves(pos, ctx, ply, n, hash_move):
     board = pos[1]
     moves = ctx[C_MOVES][ply]
@@ -367,7 +367,7 @@ def pick_move(moves, scores, start, n):
     return moves[start]
 
 
-@njit(cache=True)
+@hot()
 def drop_quiet_non_checks(pos, moves, scores, start, n, checks_info):
     """Remove the quiet moves that give no check from ``moves[start:n]`` (and their scores),
     keeping the others in their order; returns the new ``n``."""
@@ -402,7 +402,7 @@ def add_history(history, board, m, bonus):
     history[piece, to] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
 
 
-@njit(cache=True)
+@hot()
 def update_quiet_stats(pos, ctx, ply, m, depth, n_quiets):
     """A quiet move cut off: it becomes a killer and gains history; the quiet moves searched
     before it without a cutoff lose as much (the history malus)."""
@@ -419,7 +419,7 @@ def update_quiet_stats(pos, ctx, ply, m, depth, n_quiets):
         add_history(history, board, quiets[j], -bonus)
 
 
-@njit(cache=True)
+@hot()
 def has_non_pawn_material(bb, side):
     o = 6 * side
     return (bb[OCC_WHITE + side] & ~(bb[o + PAWN] | bb[o + KING])) != U0
@@ -433,7 +433,7 @@ def stores_quiescence(entry):
     return entry == 0 or entry_depth(entry) == 0
 
 
-@njit(QUIESCENCE_SIGNATURE, cache=True, nogil=True)
+@hot(QUIESCENCE_SIGNATURE, nogil=True)
 def quiescence(pos, tt, ctx, ply, alpha, beta):
     """Captures and promotions until the position is quiet; evasions when in check."""
     if enter_node(ctx, ply):
@@ -511,7 +511,7 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
     return best
 
 
-@njit(NEGAMAX_SIGNATURE, cache=True, nogil=True)
+@hot(NEGAMAX_SIGNATURE, nogil=True)
 def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     """Principal-variation search below the root; returns a fail-soft score."""
     if depth <= 0:
@@ -691,7 +691,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     return best
 
 
-@njit(cache=True, nogil=True)
+@hot(nogil=True)
 def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
     """Search every root move to ``depth``; returns (score, index of best move).
 
@@ -699,7 +699,6 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
     and ``ctx[C_PV][0]`` holds the principal variation.  A fail-high stops early.
     With ``O_DEFER`` a root move that another search is busy with is searched last.
     """
-    pos, tt = unmanaged_position(pos), unmanaged_table(tt)
     stats = ctx[C_STATS]
     stats[S_ROOT_DONE] = 0
     ctx[C_PV_LEN][0] = 0
@@ -760,7 +759,7 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
     return best, best_index
 
 
-@njit(cache=True, nogil=True)
+@hot(nogil=True)
 def search_node(pos, tt, ctx, depth, ply, alpha, beta):
-    """``negamax`` called from Python (a parallel job's subtree), on unmanaged views."""
-    return negamax(unmanaged_position(pos), unmanaged_table(tt), ctx, depth, ply, alpha, beta, True)
+    """``negamax`` called from Python (a parallel job's subtree)."""
+    return negamax(pos, tt, ctx, depth, ply, alpha, beta, True)

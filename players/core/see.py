@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .bitboard import U0, bishop_attacks, rook_attacks
+from .hot import hot
 from .moves import (BISHOP, EMPTY, FLAG_CASTLE, FLAG_EN_PASSANT, KING, OCC_WHITE, PAWN, QUEEN, ROOK,
                     ST_SIDE, move_flag, move_from, move_promo, move_to)
 from .position import attackers_to
@@ -30,7 +31,7 @@ def _least_valuable(bb, attackers, side):
     return -1, U0
 
 
-@njit(cache=True)
+@hot()
 def see_ge(pos, m, threshold):
     """Whether the exchange that ``m`` starts gains at least ``threshold`` centipawns for the
     side making it.  Castling, en passant and promotions are taken as gaining nothing
@@ -74,7 +75,7 @@ def see_ge(pos, m, threshold):
     return bool(result)
 
 
-@njit(cache=True)
+@hot()
 def see_is_trivially_good(board, m):
     """A capture by a piece worth no more than its victim cannot lose material (no SEE needed)."""
     victim = board[move_to(m)]

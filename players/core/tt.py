@@ -20,6 +20,7 @@ from numba import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .hot import hot
 from .bitboard import U0
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
@@ -118,7 +119,7 @@ def tt_prefetch(tt, key):
     _prefetch(slots, slot_of(slots, key))
 
 
-@njit(cache=True)
+@hot()
 def tt_probe(tt, key):
     """The packed entry stored for ``key``, or 0 if none."""
     slots = tt[0]
@@ -129,7 +130,7 @@ def tt_probe(tt, key):
     return 0
 
 
-@njit(cache=True)
+@hot()
 def tt_store(tt, key, move, bound, depth, score, static_eval):
     """Store unless a deeper entry for the same position is there; keep its move
     when the new entry has none."""
@@ -180,7 +181,7 @@ def tt_export(tt, count: int):
     return stored[used] ^ data[used].astype(np.uint64), data[used].copy()
 
 
-@njit(cache=True)
+@hot()
 def tt_import(tt, keys_in, data_in):
     """Store shared entries, keeping a deeper entry already there."""
     slots = tt[0]
