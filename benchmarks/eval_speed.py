@@ -56,13 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args(argv)
     bbs, boards, sts, hist, keys = load_positions(args.positions)
-    terms, attacks, counts = new_scratch()
-    pawn_keys, pawn_values = new_pawn_cache(1)
+    scratch = (*new_scratch(), *new_pawn_cache(1))
     rates = {}
     for letters in MASKS:
         spec = EvalSpec.parse(letters)
         weights = spec.weight_array()
-        scratch = (terms, attacks, counts, pawn_keys, pawn_values)
         _evaluate_many(bbs, boards, sts, hist, keys, spec.mask, weights, DEFAULT_PARAMS, *scratch, 1)
         start = time.perf_counter()
         _evaluate_many(bbs, boards, sts, hist, keys, spec.mask, weights, DEFAULT_PARAMS, *scratch, args.repeat)

@@ -17,9 +17,9 @@ knows how to convert KPK/KBNK/KRK-type endings in the same way.
 import numpy as np
 from numba import njit
 
-from players.core.hot import hot
 from players.core.bitboard import (BETWEEN, KING_ATTACKS, KNIGHT_ATTACKS, U0, U1, FILES, bishop_attacks, bit, lsb,
                                    popcount, queen_attacks, rook_attacks, LIGHT_SQUARES)
+from players.core.hot import hot
 from players.core.moves import BISHOP, KING, KNIGHT, OCC_WHITE, PAWN, QUEEN, ROOK, ST_SIDE, WHITE
 from .masks import (ADJACENT_FILES, CENTRE_DISTANCE, CENTRE_FILES, DISTANCE, FORWARD_FILE, KING_ZONE,
                     PASSED_RANK_FACTOR, PASSED_SPAN, SHELTER, WITHIN, BISHOP_LINES, ROOK_LINES)

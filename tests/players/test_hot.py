@@ -1,9 +1,9 @@
 """The search's hot functions are compiled without Numba's reference counting (``players.core.hot``)."""
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
@@ -82,7 +82,7 @@ for function in (evaluate_cached, generate_moves, make_move, unmake_move):
     for ir in function.inspect_llvm().values():
         print(function.__name__, ir.count("@NRT_incref("), ir.count("@NRT_decref("))
 """
-    env = {"NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
