@@ -286,7 +286,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(f"summary: {config.output / 'summary.md'}")
         return 0
     print(f"Match {config.name}: {', '.join(p.name for p in config.players)} ({config.mode}); "
-          f"{config.games} games per pairing; {config.rules.time_control.describe()}; output {config.output}")
+          f"{config.games} games per pairing; {config.describe_time_controls()}; output {config.output}")
     outcome = run_match(config, progress=not args.quiet)
     print()
     for s in outcome.summaries:

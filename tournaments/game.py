@@ -107,7 +107,10 @@ class GameRecord:
 
 
 def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
-              event: str = "Concilio match", config_hash: str = "") -> GameRecord:
+              event: str = "Concilio match", config_hash: str = "",
+              time_controls: tuple[TimeControl, TimeControl] | None = None) -> GameRecord:
+    """Play one game.  ``time_controls`` (White's, Black's) gives the two sides different budgets
+    (node or time odds, as cutechess gives each engine its own); by default both play the rules'."""
     board = chess.Board(spec.opening_fen)
     game = chess.pgn.Game()
     if spec.opening_fen != chess.STARTING_FEN:
@@ -120,8 +123,9 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
     players = {chess.WHITE: white, chess.BLACK: black}
     for p in players.values():
         p.new_game()
-    tc = rules.time_control
-    clocks = {chess.WHITE: tc.base, chess.BLACK: tc.base}
+    white_tc, black_tc = time_controls or (rules.time_control, rules.time_control)
+    tcs = {chess.WHITE: white_tc, chess.BLACK: black_tc}
+    clocks = {colour: tc.base for colour, tc in tcs.items()}
     scores: list[int | None] = []
     played = 0
     result = termination = None
@@ -144,6 +148,7 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
             termination = f"adjudication: {played} half-moves, full evaluation {score:+d} cp for {spec.player}"
             break
         mover = board.turn
+        tc = tcs[mover]
         limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime,
                             clock=clocks[mover], increment=tc.increment, opponent_clock=clocks[not mover],
                             equal_time=tc.equal_time)
@@ -181,9 +186,13 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
         points = 1.0 if (result == "1-0") == spec.player_is_white else 0.0
     game.headers.update({
         "Event": event, "Site": "Concilio", "Round": str(spec.round), "White": spec.white, "Black": spec.black,
-        "Result": result, "TimeControl": rules.time_control.pgn(), "Termination": termination or "",
+        "Result": result, "Termination": termination or "",
         "PlyCount": str(len(board.move_stack)), "GameId": spec.id, "ConfigHash": config_hash,
     })
+    if white_tc == black_tc:
+        game.headers["TimeControl"] = white_tc.pgn()
+    else:  # cutechess's headers for odds games
+        game.headers.update({"WhiteTimeControl": white_tc.describe(), "BlackTimeControl": black_tc.describe()})
     if spec.opening_name:
         game.headers["Opening"] = spec.opening_name
     if adjudicated_points is not None:

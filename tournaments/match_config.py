@@ -4,6 +4,7 @@
     players:
       - {name: 3b-generalised, ensemble: 3b, selection: {criterion: weighted_majority, weights: generalised}}
       - {name: MKP, instance: MKP}
+      - {name: full-6x, full: true, time_control: {nodes: 120000}}   # a player's own budget (odds)
       - {name: gnuchess, uci: [gnuchess, --uci]}
       - {name: stockfish-1500, uci: [stockfish], options: {UCI_LimitStrength: true, UCI_Elo: 1500}}
     baseline: full            # gauntlet: every other player against it (default: our full engine)
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from .match_players import PlayerEntry
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout", "decomposition", "cascade", "distributed", "workers"}
+               "timeout", "decomposition", "cascade", "distributed", "workers", "time_control"}
 FULL = PlayerEntry("full", "full")
 
 
@@ -71,6 +72,16 @@ class MatchConfig:
 
     def entry(self, name: str) -> PlayerEntry:
         return next(p for p in self.players if p.name == name)
+
+    def time_control(self, name: str) -> TimeControl:
+        """The player's budget: its own ``time_control`` where the file gives one, else the match's."""
+        return self.entry(name).time_control or self.rules.time_control
+
+    def describe_time_controls(self) -> str:
+        """The match's budget, and every player's own where it differs (node or time odds)."""
+        own = [f"{p.name}: {p.time_control.describe()}" for p in self.players
+               if p.time_control is not None and p.time_control != self.rules.time_control]
+        return self.rules.time_control.describe() + (f" ({'; '.join(own)})" if own else "")
 
     def pairings(self) -> list[tuple[str, str]]:
         """(player under test, opponent) pairs."""
@@ -139,9 +150,11 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     if concurrency > 1 and any(p.distributed or not _in_process(p) for p in players):
         src.problem(("concurrency",), "players with their own Dask workers (decomposition or cascade without "
                     "in_process, distributed ensembles) need concurrency: 1")
-    if rules.time_control.equal_time and any(p.kind in ("uci", "xboard") for p in players):
-        src.problem(("time_control", "equal_time"), "equal-time node budgets are for Concilio's players; an "
-                                                    "external engine's nodes are not comparable: use movetime")
+    for i, p in enumerate(players):
+        if (p.time_control or rules.time_control).equal_time and p.kind in ("uci", "xboard"):
+            field = ("players", i, "time_control") if p.time_control else ("time_control",)
+            src.problem(field + ("equal_time",), f"equal-time node budgets are for Concilio's players; {p.name}'s "
+                                                 "nodes are not comparable: use movetime")
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
@@ -171,6 +184,7 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
             src.problem(path + ("name",), f"two players are named {name!r}")
             continue
         timeout = float(get_number(src, data, path + ("timeout",), 10.0, low=0.1))
+        own_tc = _time_control(src, data["time_control"], path + ("time_control",)) if "time_control" in data else None
         if kind == "full":
             out.append(PlayerEntry(name, "full"))
         elif kind == "instance":
@@ -217,6 +231,8 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
                 continue
             options = as_mapping(src, data.get("options"), path + ("options",)) or {}
             out.append(PlayerEntry(name, kind, command=tuple(command), options=dict(options), timeout=timeout))
+        if own_tc is not None and out and out[-1].name == name:
+            out[-1] = replace(out[-1], time_control=own_tc)
     return out
 
 
@@ -289,8 +305,7 @@ def _in_process(entry: PlayerEntry) -> bool:
     return True
 
 
-def _time_control(src: YamlSource, value: Any) -> TimeControl:
-    path: FieldPath = ("time_control",)
+def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control",)) -> TimeControl:
     data = as_mapping(src, value, path)
     if data is None:
         src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")

@@ -14,6 +14,7 @@ from ensemble.config import load_config
 from evaluation.spec import CATEGORIES, EvalSpec
 from players.player import InstancePlayer, Player
 from players.searcher import Searcher
+from .game import TimeControl
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class PlayerEntry:
     cascade: str | None = None
     distributed: bool = False  # an ensemble on its own Dask workers instead of inline
     workers: int | None = None  # a distributed ensemble's local cluster size
+    time_control: TimeControl | None = None  # this player's own budget (odds); None: the match's
 
     def build(self) -> Player:
         """The player, ready to play (its workers started, its code loaded)."""

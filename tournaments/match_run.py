@@ -47,7 +47,8 @@ def close_players() -> int:
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
     from concilio.fingerprint import engine_fingerprint
     record = play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
-                       config_hash=config.digest)
+                       config_hash=config.digest,
+                       time_controls=(config.time_control(white.name), config.time_control(black.name)))
     return replace(record, engine=engine_fingerprint())
 
 
@@ -291,7 +292,7 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
     raw = [e.p_value for e in estimates]
     adjusted = list(zip(holm(raw), benjamini_hochberg(raw)))
     lines = [f"# Match `{config.name}`", "",
-             f"Config `{config.source}` (hash {config.digest}); {config.rules.time_control.describe()}; "
+             f"Config `{config.source}` (hash {config.digest}); {config.describe_time_controls()}; "
              f"max half-moves {config.rules.max_plies or '-'}; "
              f"{'openings: ' + str(len(config.openings)) if config.openings else 'no book (start position)'}.", "",
              f"p: two-sided, score ≠ 50 % ({'pentanomial' if config.openings else 'per game'}); Holm and BH: "

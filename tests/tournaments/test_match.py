@@ -276,3 +276,42 @@ def test_each_game_line_shows_the_sprt_so_far(tmp_path, data_dir):
     assert len(games) == 4
     assert all(line.endswith("[-2.94, 2.94]") and "; LLR " in line for line in games)
     assert games[-1].endswith(outcome.summaries[0].sprt(config).format())
+
+
+def test_a_player_can_have_its_own_budget(tmp_path):
+    """Node odds, as cutechess gives each engine its own time control: the full engine at eight
+    times the nodes of its opponent, every move of each side within its own budget."""
+    config = write(tmp_path, """
+        players: [{name: big, full: true, time_control: {nodes: 4000}}]
+        games: 2
+        time_control: {nodes: 500}
+        max_plies: 12
+    """)
+    assert config.time_control("big").nodes == 4000 and config.time_control("full").nodes == 500
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    handle = io.StringIO((tmp_path / "out" / "games.pgn").read_text())
+    spent: dict[str, list[int]] = {"big": [], "full": []}
+    for _ in range(2):
+        game = chess.pgn.read_game(handle)
+        assert "TimeControl" not in game.headers
+        sides = {chess.WHITE: game.headers["White"], chess.BLACK: game.headers["Black"]}
+        assert game.headers["WhiteTimeControl"] == f"{4000 if sides[chess.WHITE] == 'big' else 500} nodes per move"
+        for node in game.mainline():
+            spent[sides[not node.board().turn]].append(int(node.comment.split("nodes ")[1].split()[0]))
+    assert len(spent["big"]) == len(spent["full"]) == 12
+    assert max(spent["full"]) <= 500 < min(spent["big"]) and max(spent["big"]) <= 4000
+    assert "big: 4000 nodes per move" in (tmp_path / "out" / "summary.md").read_text()
+    assert outcome.summaries[0].games == 2
+
+
+def test_a_bad_player_budget_names_its_field(tmp_path):
+    from concilio.config import ConfigError
+    path = tmp_path / "bad.yaml"
+    path.write_text("players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
+                    "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
+                    "time_control: {nodes: 100}\n")
+    with pytest.raises(ConfigError) as info:
+        load_match_config(path)
+    text = str(info.value)
+    assert "players[0].time_control: give exactly one of" in text
+    assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
