@@ -15,16 +15,26 @@ on one core in the move's time; then
 
 The table is measured by ``concilio speed-table`` (interleaved rounds against the full
 engine in the same process, so machine load cancels in the ratios) and shipped as
-``data/calibration/speed.json``; a file of one's own can replace it.
+``data/calibration/speed.json``; a file of one's own can replace it.  The file names the
+engine (``concilio.fingerprint``), bench signature, commit and processor it was measured
+with: speeds change with the search, the evaluation and the processor, so a table from other
+code is reported once per process when first read (a warning: the budgets still work).
 """
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from concilio.errors import ConcilioError
+from concilio.fingerprint import engine_fingerprint
 from evaluation.spec import EvalSpec
+
+
+log = logging.getLogger("concilio.speed")
 
 
 class SpeedTableError(ConcilioError, ValueError):
@@ -35,7 +45,12 @@ class SpeedTableError(ConcilioError, ValueError):
 class SpeedTable:
     masks: dict[int, float]  # mask -> nodes per second relative to the full engine (one core each)
     teams: dict[str, float] = field(default_factory=dict)  # "abdada/2" -> team nps relative to one full core
-    measured: str = ""  # how, where and when
+    measured: str = ""  # how, where and when, for people
+    engine: str | None = None  # concilio.fingerprint of the code measured; None in tables from before it was kept
+    bench: int | None = None  # that code's bench signature (players.bench at its default depth)
+    commit: str | None = None  # git describe of the checkout, None outside one
+    processor: str | None = None  # the CPU's model name
+    date: str | None = None  # ISO date and time of the measurement
 
     def instance(self, spec: EvalSpec) -> float:
         try:
@@ -60,28 +75,61 @@ class SpeedTable:
         return max(1, round(nodes * self.team(algorithm, workers)))
 
     def to_json(self) -> str:
-        return json.dumps({"measured": self.measured, "masks": {str(k): v for k, v in sorted(self.masks.items())},
-                           "teams": self.teams}, indent=1)
+        return json.dumps({"measured": self.measured, "engine": self.engine, "bench": self.bench,
+                           "commit": self.commit, "processor": self.processor, "date": self.date,
+                           "masks": {str(k): v for k, v in sorted(self.masks.items())}, "teams": self.teams}, indent=1)
+
+
+def _optional(data: dict[str, Any], key: str, kind: Callable[[Any], Any]) -> Any:
+    """A provenance field, absent from tables measured before it was kept."""
+    value = data.get(key)
+    return None if value is None else kind(value)
+
+
+def _shipped() -> Path:
+    from concilio.resources import data_file
+    return data_file("calibration/speed.json")
 
 
 def load_speed_table(path: str | Path | None = None) -> SpeedTable:
     """The shipped table (``data/calibration/speed.json``), or the file given."""
-    if path is None:
-        from concilio.resources import data_file
-        path = data_file("calibration/speed.json")
+    path = _shipped() if path is None else path
     try:
         data = json.loads(Path(path).read_text())
         return SpeedTable({int(k): float(v) for k, v in data["masks"].items()},
-                          {str(k): float(v) for k, v in data.get("teams", {}).items()}, str(data.get("measured", "")))
+                          {str(k): float(v) for k, v in data.get("teams", {}).items()}, str(data.get("measured", "")),
+                          engine=_optional(data, "engine", str), bench=_optional(data, "bench", int),
+                          commit=_optional(data, "commit", str), processor=_optional(data, "processor", str),
+                          date=_optional(data, "date", str))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise SpeedTableError(f"{path}: not a speed table ({exc})") from None
+
+
+def other_engine(table: SpeedTable, source: str | Path) -> str | None:
+    """Why ``table``'s speeds may not be this installation's, or None when it names this
+    engine: a change to the search or the evaluation changes each mask's speed, and the
+    budgets would then be equal time for the code measured, not for this one."""
+    now = engine_fingerprint()
+    if table.engine == now:
+        return None
+    measured = f"engine {table.engine}" if table.engine else "an unknown engine (the file names none)"
+    return (f"{source}: speeds measured with {measured}, and this installation's search and evaluation are engine "
+            f"{now} (concilio.fingerprint); equal-time budgets use them all the same. Rerun concilio speed-table "
+            "to measure this engine.")
 
 
 _DEFAULT: SpeedTable | None = None
 
 
 def default_speed_table() -> SpeedTable:
+    """The shipped table, read once per process: so its engine is checked, and a mismatch
+    warned, once per process too."""
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = load_speed_table()
+        path = _shipped()
+        table = load_speed_table(path)
+        warning = other_engine(table, path)
+        if warning:
+            log.warning(warning)
+        _DEFAULT = table
     return _DEFAULT

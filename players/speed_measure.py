@@ -1,17 +1,22 @@
 """Measuring the speed table (``players.speed``): every mask against the full engine, and
 parallel teams against one full-engine core, in interleaved pairs so that the machine's
-load, which changes by the minute, cancels in each ratio."""
+load, which changes by the minute, cancels in each ratio; and what it was measured with
+(engine, bench signature, commit, processor, date), so that a reader can tell a table
+measured on other code or another machine."""
 from __future__ import annotations
 
 import platform
 import random
 import statistics
+import subprocess
 import time
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import datetime
+from pathlib import Path
 
+from concilio.fingerprint import ROOT, engine_fingerprint
 from evaluation.spec import FULL_ENGINE, EvalSpec
-from .bench import BENCH_FENS
+from .bench import BENCH_FENS, run_bench
 from .result import SearchLimits
 from .searcher import Searcher
 from .speed import SpeedTable
@@ -87,15 +92,47 @@ def team_speed(decomposition: str, movetime: int = 500, rounds: int = 3, fens: S
     return f"{config.algorithm}/{config.workers}", round(statistics.median(ratios), 4)
 
 
+def processor_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what ``platform`` knows: speeds are
+    the processor's as much as the code's."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def git_commit(root: Path = ROOT) -> str | None:
+    """``git describe --always --dirty`` of the checkout at ``root``; None when ``root`` is
+    not a checkout's top (an installed wheel) or git is missing."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30,
+                              check=True).stdout.strip()
+    try:
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != root.resolve():
+            return None
+        return git("describe", "--always", "--dirty") or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def measure_speed_table(masks: Sequence[int], teams: Sequence[str], nodes: int = 20000, rounds: int = 2,
                         movetime: int = 500, progress: Callable[[str], None] = lambda s: None) -> SpeedTable:
+    when = datetime.now().astimezone()
+    bench = run_bench().nodes  # the search's signature at the default depth: seconds
+    progress(f"bench {bench} nodes, engine {engine_fingerprint()}")
     speeds = mask_speeds(masks, nodes, rounds, progress=progress)
     full = speeds.get(FULL_ENGINE.mask)
     if full:  # the full engine against itself is 1 by definition: what it measures off 1 is noise, for every mask
         speeds = {m: round(v / full, 4) for m, v in speeds.items()}
     measured_teams = dict(team_speed(t, movetime, rounds, progress=progress) for t in teams)
-    note = (f"concilio speed-table, {date.today().isoformat()}, {platform.node() or 'host'} "
-            f"({platform.processor() or platform.machine()}): masks at {nodes} nodes x {len(BENCH_FENS)} bench "
+    processor = processor_name()
+    note = (f"concilio speed-table, {when.date().isoformat()}, {platform.node() or 'host'} "
+            f"({processor}): masks at {nodes} nodes x {len(BENCH_FENS)} bench "
             f"positions, teams at {movetime} ms, ABBA-interleaved with the full engine position by position, median of "
             f"{rounds} rounds, divided by the full engine's own ratio ({full})")
-    return SpeedTable(speeds, measured_teams, note)
+    return SpeedTable(speeds, measured_teams, note, engine_fingerprint(), bench, git_commit(), processor,
+                      when.isoformat(timespec="seconds"))

@@ -187,6 +187,9 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     folder.mkdir(parents=True, exist_ok=True)
     records = read_records(folder)
     check_same_engine(config, records)
+    if config.rules.time_control.equal_time:
+        from players.speed import default_speed_table
+        default_speed_table()  # read here as well as on the workers: its warning shows where the match runs
     done = {r.id for r in records}
     (folder / "games.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
     (folder / "games.pgn").write_text("".join(r.pgn + "\n" for r in records))

@@ -1,17 +1,26 @@
 """Time-equivalent node budgets: the table's arithmetic, every player scaling by it, the
-shipped table's coverage, and the match file's checks."""
+shipped table's coverage, what the table says it was measured with, and the match file's
+checks."""
+import json
+import logging
+from dataclasses import replace
+from datetime import datetime
+from types import SimpleNamespace
+
 import chess
 import pytest
 
 import players.speed as speed
 from concilio.config import ConfigError
+from concilio.fingerprint import ROOT, engine_fingerprint
 from ensemble.config import Budget, load_config
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.player import InstancePlayer, MoveLimits
 from players.searcher import Searcher
-from players.speed import SpeedTable, SpeedTableError, load_speed_table
+from players.speed import SpeedTable, SpeedTableError, default_speed_table, load_speed_table, other_engine
 
 MB = EvalSpec.parse("MB")
+TWO = SpeedTable({FULL_ENGINE.mask: 1.0, MB.mask: 2.0})
 
 
 @pytest.fixture
@@ -62,6 +71,79 @@ def test_the_shipped_table_covers_every_mask_with_material_and_abdada():
     assert shipped.masks[EvalSpec.parse("M").mask] > 1.0  # material alone is the cheapest evaluation
     assert 1.0 < shipped.team("abdada", 2) <= 2.0
     assert "concilio speed-table" in shipped.measured
+
+
+@pytest.fixture
+def shipped(monkeypatch, tmp_path):
+    """``default_speed_table`` reading a file of the test's own, as a fresh process would."""
+    path = tmp_path / "speed.json"
+    monkeypatch.setattr(speed, "_shipped", lambda: path)
+    monkeypatch.setattr(speed, "_DEFAULT", None)
+    return path
+
+
+def _warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "concilio.speed" and r.levelno == logging.WARNING]
+
+
+def test_a_table_of_another_engine_warns_once_naming_both(shipped, caplog):
+    shipped.write_text(replace(TWO, engine="0123456789ab").to_json())
+    with caplog.at_level(logging.WARNING, logger="concilio.speed"):
+        first = default_speed_table()
+        assert default_speed_table() is first
+    assert first.instance_nodes(MB, 1000) == 2000  # a warning: the budgets still work
+    [warning] = _warnings(caplog)
+    assert str(shipped) in warning and "engine 0123456789ab" in warning and engine_fingerprint() in warning
+
+
+def test_a_table_of_this_engine_does_not_warn(shipped, caplog):
+    shipped.write_text(replace(TWO, engine=engine_fingerprint()).to_json())
+    with caplog.at_level(logging.WARNING, logger="concilio.speed"):
+        assert default_speed_table().engine == engine_fingerprint()
+    assert _warnings(caplog) == []
+
+
+def test_a_table_from_before_the_engine_was_kept_loads_and_warns(shipped, caplog):
+    shipped.write_text(json.dumps({"measured": "by hand", "masks": {"127": 1.0, str(MB.mask): 2.0}, "teams": {}}))
+    with caplog.at_level(logging.WARNING, logger="concilio.speed"):
+        old = default_speed_table()
+    assert old.engine is None and old.bench is None and old.instance_nodes(MB, 1000) == 2000
+    [warning] = _warnings(caplog)
+    assert "an unknown engine" in warning and engine_fingerprint() in warning
+
+
+def test_a_parallel_match_warns_where_it_runs_not_only_on_its_workers(shipped, caplog, monkeypatch, tmp_path):
+    import tournaments.match_run as match_run
+    from tournaments.match_config import load_match_config
+    shipped.write_text(TWO.to_json())
+    monkeypatch.setattr(match_run, "_run_parallel", lambda *args: False)  # the workers, which read it too, faked
+    path = tmp_path / "m.yaml"
+    path.write_text(f"players: [{{name: mb, instance: MB}}]\ngames: 2\nconcurrency: 2\n"
+                    f"time_control: {{nodes: 500, equal_time: true}}\noutput: {tmp_path / 'out'}\n")
+    with caplog.at_level(logging.WARNING, logger="concilio.speed"):
+        match_run.run_match(load_match_config(path), progress=False, out=lambda line: None)
+    [warning] = _warnings(caplog)
+    assert "an unknown engine" in warning
+
+
+def test_speed_table_writes_what_it_was_measured_with(tmp_path, monkeypatch):
+    """The command's file, with the timing faked: the fields, not the speeds, are under test."""
+    import players.speed_measure as measure
+    from concilio.cli import main
+    monkeypatch.setattr(measure, "mask_speeds", lambda masks, *a, **k: {m: 1.0 if m == 127 else 1.25 for m in masks})
+    monkeypatch.setattr(measure, "team_speed", lambda team, *a, **k: ("abdada/2", 1.8))
+    monkeypatch.setattr(measure, "run_bench", lambda: SimpleNamespace(nodes=123456))
+    out = tmp_path / "speed.json"
+    assert main(["speed-table", "--out", str(out), "--team", "abdada"]) == 0
+    data = json.loads(out.read_text())
+    assert data["engine"] == engine_fingerprint() and data["bench"] == 123456
+    assert data["processor"] == measure.processor_name() and data["processor"]
+    assert data["commit"] == measure.git_commit() and (data["commit"] or not (ROOT / ".git").exists())
+    assert datetime.fromisoformat(data["date"]).tzinfo is not None
+    assert "concilio speed-table" in data["measured"] and data["masks"]["64"] == 1.25
+    assert data["teams"] == {"abdada/2": 1.8}
+    assert other_engine(load_speed_table(out), out) is None
+    assert measure.git_commit(tmp_path) is None  # not a checkout
 
 
 def test_equal_time_needs_nodes_and_our_own_players(tmp_path):
