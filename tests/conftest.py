@@ -1,4 +1,6 @@
-"""Test fixtures: the data sets that ship with Concilio, and the ``--slow`` switch."""
+"""Test fixtures: the data sets that ship with Concilio, the engine README.md names, and the
+``--slow`` switch."""
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,17 @@ from concilio.resources import packaged
 def data_dir() -> Path:
     """The packaged data (``data/`` of the checkout, or of the installed package)."""
     return packaged("data")
+
+
+@pytest.fixture(scope="session")
+def readme_bench() -> tuple[int, int]:
+    """(depth, nodes): the bench signature README.md states, the one place the current engine's
+    signature is written down.  ``test_cli`` checks ``concilio bench`` against it, ``test_docs``
+    the engine each result document names."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    stated = re.search(r"Bench signature \(`concilio bench`, depth (\d+)\): (\d+) nodes", readme)
+    assert stated, "README.md states no bench signature"
+    return int(stated.group(1)), int(stated.group(2))
 
 
 def pytest_addoption(parser):

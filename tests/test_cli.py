@@ -1,8 +1,6 @@
 """The ``concilio`` command: output contracts and bad-input handling."""
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,15 +27,13 @@ def test_search_prints_info_lines_and_bestmove():
     assert lines[-1] == "bestmove a1a8"
 
 
-def test_bench_ends_with_the_signature_the_readme_gives():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    stated = re.search(r"Bench signature \(`concilio bench`, depth (\d+)\): (\d+) nodes", readme)
-    assert stated, "README.md states no bench signature"
-    out = run("bench", "--depth", stated.group(1))
+def test_bench_ends_with_the_signature_the_readme_gives(readme_bench):
+    depth, nodes = readme_bench
+    out = run("bench", "--depth", str(depth))
     assert out.returncode == 0, out.stderr
     last = out.stdout.strip().splitlines()[-1].split()
     assert last[0] == "Bench:" and last[2] == "nodes" and last[4] == "nps"
-    assert int(last[1]) == int(stated.group(2)), "the search changed: update the signature in README.md"
+    assert int(last[1]) == nodes, "the search changed: update the signature in README.md"
 
 
 @pytest.mark.parametrize("fen, reason", [
