@@ -92,6 +92,15 @@ def one_line_error(tmp_path, data: str, config: str, *args) -> tuple[str, str]:
     return str(tmp_path / "data.txt"), out.stderr
 
 
+def test_match_with_an_unreadable_book_names_the_file_and_its_lines(tmp_path):
+    book, error = one_line_error(
+        tmp_path, "1. e4 e5 2. Nf3\n1. d4 d5\n",
+        "players: [{{name: a, instance: MB}}, {{name: b, instance: MK}}]\ngames: 2\nopenings: {{file: {data}}}\n"
+        "time_control: {{nodes: 100}}\noutput: {tmp}/out\n", "match")
+    assert f"{tmp_path / 'config.yaml'}:3: openings.file: {book}: no usable opening" in error
+    assert "line 1: " in error and "line 2: " in error
+
+
 def test_suite_with_no_usable_position_names_the_file_and_its_lines(tmp_path):
     suite, error = one_line_error(
         tmp_path, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1\n",
