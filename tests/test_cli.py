@@ -75,3 +75,32 @@ def test_play_reports_a_bad_file_with_line_and_field(tmp_path):
     out = run("play", str(config))
     assert out.returncode == 2
     assert f"{config}:2: selection.criterion: unknown selection criterion 'plurality'" in out.stderr
+
+
+def one_line_error(tmp_path, data: str, config: str, *args) -> tuple[str, str]:
+    """Run ``args`` on a config (``{data}`` names the data file) and return the data file's
+    path and stderr, which must be one error line with exit code 2."""
+    (tmp_path / "data.txt").write_text(data)
+    (tmp_path / "config.yaml").write_text(config.format(data=tmp_path / "data.txt", tmp=tmp_path))
+    out = run(*args[:1], str(tmp_path / "config.yaml"), "--quiet", *args[1:])
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.count("\n") == 1, out.stderr
+    return str(tmp_path / "data.txt"), out.stderr
+
+
+def test_match_with_an_unreadable_book_names_the_file_and_its_lines(tmp_path):
+    book, error = one_line_error(
+        tmp_path, "1. e4 e5 2. Nf3\n1. d4 d5\n",
+        "players: [{{name: a, instance: MB}}, {{name: b, instance: MK}}]\ngames: 2\nopenings: {{file: {data}}}\n"
+        "time_control: {{nodes: 100}}\noutput: {tmp}/out\n", "match")
+    assert f"{tmp_path / 'config.yaml'}:3: openings.file: {book}: no usable opening" in error
+    assert "line 1: " in error and "line 2: " in error
+
+
+def test_suite_with_no_usable_position_names_the_file_and_its_lines(tmp_path):
+    suite, error = one_line_error(
+        tmp_path, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1\n",
+        "suites: [{{path: {data}}}]\nplayers: {{instances: [MB]}}\nbudget: {{nodes: 100}}\ncriteria: [majority]\n"
+        "store: {tmp}/store.sqlite\nreport: {tmp}/report\n", "suite", "--no-search")
+    assert f"concilio suite: error: {suite}: no usable position; " in error
+    assert "line 1: no bm or am operation" in error

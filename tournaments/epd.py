@@ -4,8 +4,9 @@ UCI moves of ``c9``).
 
 Real files have quirks the loader copes with (``data/README.md``): NUL bytes
 and CRLF at line ends, ``bm Qd1 + ;`` with the check sign detached, FENs with move
-counters before ``;``, pv fields with illegal SAN.  A line that still cannot be read is
-reported as ``file:line: reason`` and skipped; the rest of the file is used.
+counters before ``;`` (or before the operations), pv fields with illegal SAN.  A line that
+still cannot be read is skipped and named with its number and reason; the rest of the file is
+used, and a file with no usable position is an error.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
+
+from .file_lines import LineProblem, data_lines, nothing_usable, read_text
 
 
 @dataclass(frozen=True)
@@ -51,21 +54,37 @@ class Suite:
     name: str
     path: str
     positions: list[SuitePosition]
-    skipped: list[str]  # "file:line: reason" for every unreadable line
+    problems: list[LineProblem]  # every unreadable line
+
+    @property
+    def skipped(self) -> list[str]:
+        """"file:line: reason" for every unreadable line."""
+        return [f"{self.path}:{p.line}: {p.reason}" for p in self.problems]
 
 
 DETACHED_CHECK = re.compile(r"(\b(?:bm|am)\s[^;]*?)\s+([+#])")
-COUNTERS = re.compile(r"^(\S+\s+[wb]\s+\S+\s+\S+)\s+\d+\s+\d+\s*;")
+# A FEN's move counters after EPD's four fields, then ";" or the operations or nothing.
+COUNTERS = re.compile(r"^(\S+\s+\S+\s+\S+\s+\S+)\s+(\d+)\s+(\d+)(?=[\s;]|$)\s*(.*)$")
 PV_FIELD = re.compile(r"\bpv\s[^;]*;")
 GLUED_COUNTERS = re.compile(r"^(\S+\s+[wb]\s+\S+)\s+-(\d+)\s+(\d+)\s*;")  # "w - -1 12 ;"
 UNQUOTED_ID = re.compile(r"\bid\s+([^\s\";]+)\s*(?:;|$)")
+
+
+def split_counters(line: str) -> tuple[str, tuple[int, int] | None]:
+    """A line with a full FEN (six fields) as EPD (four), and the FEN's halfmove clock and
+    fullmove number; None when the line has no counters."""
+    found = COUNTERS.match(line)
+    if found is None:
+        return line, None
+    fen4, halfmove, fullmove, rest = found.groups()
+    return f"{fen4} {rest}".rstrip(), (int(halfmove), int(fullmove))
 
 
 def clean_line(raw: str) -> str:
     line = raw.replace("\x00", "").strip()
     line = GLUED_COUNTERS.sub(r"\1 - \2 \3 ;", line)  # an ep square glued to the halfmove clock
     line = UNQUOTED_ID.sub(r'id "\1";', line)
-    line = COUNTERS.sub(r"\1 ;", line)  # "fen 0 1 ; bm x" -> "fen ; bm x"
+    line, _ = split_counters(line)  # "fen 0 1 ; bm x" -> "fen ; bm x"
     line = re.sub(r"^(\S+\s+[wb]\s+\S+\s+\S+)\s*;\s*", r"\1 ", line)  # "fen ; bm" -> "fen bm"
     while DETACHED_CHECK.search(line):
         line = DETACHED_CHECK.sub(r"\1\2", line)
@@ -74,14 +93,13 @@ def clean_line(raw: str) -> str:
 
 def parse_line(line: str, number: int = 0) -> SuitePosition:
     """One EPD record; ``ValueError`` with the reason if it cannot be used."""
-    _check_position(line)
+    check_position(line)
     try:
         board, ops = chess.Board.from_epd(line)
     except ValueError:
         # A pv (or other SAN field) with an illegal move should not cost the position.
         board, ops = chess.Board.from_epd(PV_FIELD.sub("", line))
-    if not board.is_valid():
-        raise ValueError(f"illegal position ({board.status()!r})")
+    check_board(board)
     best = tuple(m.uci() for m in ops.get("bm", []) or [])
     avoid = tuple(m.uci() for m in ops.get("am", []) or [])
     if not best and not avoid:
@@ -108,8 +126,9 @@ def parse_line(line: str, number: int = 0) -> SuitePosition:
     return SuitePosition(board.fen(), best, avoid, ident, points, number, theme, source)
 
 
-def _check_position(line: str) -> None:
-    """Name a bad position as such, before its moves fail to parse against it."""
+def check_position(line: str) -> None:
+    """Name a bad position (EPD's first four fields) as such, before its moves fail to parse
+    against it: ``ValueError`` with the reason."""
     fields = line.split()
     if len(fields) < 4:
         raise ValueError("not an EPD record (fewer than four position fields)")
@@ -117,24 +136,27 @@ def _check_position(line: str) -> None:
         board = chess.Board(" ".join(fields[:4]) + " 0 1")
     except ValueError as exc:
         raise ValueError(f"invalid position: {exc}") from None
-    if not board.is_valid():
-        raise ValueError(f"illegal position ({board.status()!r})")
+    check_board(board)
+
+
+def check_board(board: chess.Board) -> None:
+    """``ValueError`` naming python-chess's reasons when the position is illegal."""
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        reasons = [flag.name.lower().replace("_", " ") for flag in chess.Status if flag & status and flag.name]
+        raise ValueError(f"illegal position ({', '.join(reasons)})")
 
 
 def load_suite(path: str | Path, name: str | None = None) -> Suite:
-    """Every readable position of an EPD file; unreadable lines are listed in ``skipped``."""
+    """Every readable position of an EPD file; unreadable lines are listed in ``problems``,
+    and a file with no usable position is a ``DataFileError`` showing its first bad lines."""
     path = Path(path)
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    positions, skipped = [], []
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = clean_line(raw)
-        if not line:
-            continue
+    positions, problems = [], []
+    for number, raw in data_lines(read_text(path)):
         try:
-            positions.append(parse_line(line, number))
+            positions.append(parse_line(clean_line(raw), number))
         except ValueError as exc:
-            skipped.append(f"{path}:{number}: {exc}")
-    return Suite(name or path.stem, str(path), positions, skipped)
+            problems.append(LineProblem(number, str(exc)))
+    if not positions:
+        raise nothing_usable(path, "position", problems)
+    return Suite(name or path.stem, str(path), positions, problems)

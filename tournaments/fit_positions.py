@@ -186,7 +186,7 @@ def make_positions(plan: FitDataPlan, *, progress: bool = True) -> int:
     positions the file holds afterwards."""
     from tqdm import tqdm
 
-    from .match_config import read_book
+    from .books import read_book
     find_engine_binary(plan.engine)  # a missing engine is named before any game starts
     book = read_book(plan.book)
     cut = drop_unfinished(plan.out)

@@ -216,7 +216,7 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
               warn: Callable[[str], None] = lambda line: log.warning(line)) -> LabelOutcome:
     from tqdm import tqdm
 
-    from .match_config import read_book
+    from .books import read_book
     if plan.games and plan.book is None:
         raise LabelError("self-play needs an openings book")
     find_engine_binary(plan.engine)  # a missing labeller is named before any game is played
@@ -224,9 +224,7 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
         done = store.finished_sources()
         games_todo = []
         if plan.games:
-            book = read_book(plan.book)
-            if not book:
-                raise LabelError(f"{plan.book}: no usable opening")
+            book = read_book(plan.book)  # DataFileError naming its bad lines when it has no opening
             for g in range(plan.games):
                 seed = plan.seed * 1_000_003 + g
                 if f"selfplay:{seed}" in done:

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import chess
-import chess.pgn
 
 from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
                              get_number, load_yaml)
@@ -36,6 +35,8 @@ from ensemble.config import load_config as load_ensemble
 from ensemble.selection import SelectionError, check_params
 from evaluation.spec import EvalSpec, EvalSpecError
 from .adjudication import DrawRule, ResignRule
+from .books import read_book
+from .file_lines import DataFileError
 from .game import GameRules, GameSpec, TimeControl
 from .match_players import PlayerEntry
 
@@ -255,40 +256,11 @@ def _openings(src: YamlSource, value: Any, folder: Path) -> list[tuple[str, tupl
     limit = get_int(src, data, ("openings", "limit"), None, 1)
     try:
         book = read_book(resolved)
-    except ValueError as exc:
+    except DataFileError as exc:
         src.problem(("openings", "file"), str(exc))
         return []
     random.Random(seed).shuffle(book)
     return book[:limit] if limit else book
-
-
-def read_book(path: Path) -> list[tuple[str, tuple[str, ...], str]]:
-    """Openings from an EPD (positions) or PGN (move sequences) book; bad entries are skipped."""
-    book = []
-    if path.suffix.lower() == ".pgn":
-        with path.open(errors="replace") as handle:
-            while True:
-                game = chess.pgn.read_game(handle)
-                if game is None:
-                    break
-                if game.errors:
-                    continue
-                moves = tuple(m.uci() for m in game.mainline_moves())
-                book.append((game.board().fen(), moves, game.headers.get("Opening", f"{path.name}#{len(book) + 1}")))
-    else:
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            line = line.replace("\x00", "").strip()
-            if not line:
-                continue
-            try:
-                board, _ = chess.Board.from_epd(line)
-            except ValueError:
-                continue
-            if board.is_valid():
-                book.append((board.fen(), (), f"{path.name}:{number}"))
-    if not book:
-        raise ValueError(f"{path}: no usable opening")
-    return book
 
 
 def _in_process(entry: PlayerEntry) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from players.result import SearchLimits
 from .epd import Suite, load_suite
+from .file_lines import left_out
 from .store import SearchStore
 from .suite_config import SuiteRunConfig
 from .suite_metrics import Score, adjust_comparisons, score_suite
@@ -32,8 +33,8 @@ def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.s
     suites = []
     for source in config.suites:
         suite = load_suite(source.path, source.name)
-        for line in suite.skipped:
-            warn(f"skipped {line}")
+        if suite.problems:
+            warn(left_out(source.path, suite.problems))
         positions = suite.positions
         if source.every:
             positions = positions[::source.every]

@@ -1,4 +1,7 @@
 """EPD loading: fields, STS points, the real files' quirks, malformed lines reported and skipped."""
+import pytest
+
+from concilio.errors import ConcilioError
 from tournaments.epd import load_suite
 
 
@@ -50,3 +53,23 @@ def test_avoid_moves_score_as_solved_when_avoided(tmp_path):
     path.write_text("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - am Rb1; id \"a\";\n")
     p = load_suite(path).positions[0]
     assert p.solved_by("a1a8") and not p.solved_by("a1b1")
+
+
+def test_a_suite_with_no_usable_position_names_the_file_and_its_first_bad_lines(tmp_path):
+    path = tmp_path / "moves.epd"
+    path.write_text("# one full FEN per line and no best moves\n"
+                    + "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1\n" * 3 + "not epd\n")
+    with pytest.raises(ConcilioError) as info:
+        load_suite(path)
+    assert isinstance(info.value, ValueError)
+    text = str(info.value)
+    assert text.startswith(f"{path}: no usable position")
+    assert "line 2: no bm or am operation" in text and "line 5: not an EPD record" in text
+    assert "line 1:" not in text  # the comment
+
+
+def test_a_full_fen_before_the_operations_reads(tmp_path):
+    path = tmp_path / "fen6.epd"
+    path.write_text("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 bm Bb5; id \"ruy\";\n")
+    suite = load_suite(path)
+    assert not suite.skipped and suite.positions[0].best == ("f1b5",) and suite.positions[0].id == "ruy"

@@ -16,7 +16,7 @@ from ensemble.selection import Evidence
 from players.result import SearchResult
 from tournaments.store import SearchStore, StoredSearch
 from tournaments.suite_config import instance_key, load_suite_config
-from tournaments.suite_run import run_suite
+from tournaments.suite_run import read_suites, run_suite
 
 START = chess.STARTING_FEN
 
@@ -247,3 +247,14 @@ def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_p
     for criterion in ("learned", "dynamic"):
         held = [training.held_out[criterion, "train", "3b", p.fen] for p in train.positions]
         assert scores["train", criterion].val.value == sum(p.solved_by(m) for p, m in zip(train.positions, held)) / 40
+
+
+def test_unreadable_suite_lines_are_named_in_one_warning(tmp_path):
+    suite = tmp_path / "mixed.epd"
+    suite.write_text(EPD + "not epd\n" + f"{P2.rsplit(' ', 2)[0]} bm Ke2;\n")
+    config = write_config(tmp_path, suite="mixed.epd")
+    warnings = []
+    suites = read_suites(config, warnings.append)
+    assert len(suites[0].positions) == 4
+    assert len(warnings) == 1 and warnings[0].startswith(f"{suite}: 2 unreadable lines left out: ")
+    assert "line 5: not an EPD record" in warnings[0] and "line 6: illegal san: 'Ke2'" in warnings[0]
