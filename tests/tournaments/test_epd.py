@@ -50,3 +50,16 @@ def test_avoid_moves_score_as_solved_when_avoided(tmp_path):
     path.write_text("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - am Rb1; id \"a\";\n")
     p = load_suite(path).positions[0]
     assert p.solved_by("a1a8") and not p.solved_by("a1b1")
+
+
+def test_a_training_set_s_opening_is_read_and_other_c2_comments_are_not(tmp_path):
+    path = tmp_path / "train.epd"
+    start = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+    path.write_text(f'{start} bm e5; c1 "selfplay:9:0"; c2 "opening {start} book b.epd:3";\n'
+                    f'{start} bm e5; c1 "selfplay:9:2"; c2 "a comment";\n'
+                    f'{start} bm e5; c1 "selfplay:10:0";\n'
+                    f'{start} bm e5; c2 "opening {start} book b.epd";\n')
+    suite = load_suite(path)
+    assert [p.opening for p in suite.positions] == [start, "", ""]
+    assert [p.opening_group for p in suite.positions] == [start, "selfplay:9", "selfplay:10"]
+    assert len(suite.skipped) == 1 and "not an opening record" in suite.skipped[0]

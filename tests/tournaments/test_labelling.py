@@ -1,5 +1,6 @@
 """The labelled training set: the points scale, positions from self-play and PGN, engine
-labels (with an engine that dies), resuming, and the EPD export read back as a suite."""
+labels (with an engine that dies), resuming, the openings recorded, and the EPD export read
+back as a suite."""
 import logging
 import sys
 import textwrap
@@ -8,8 +9,10 @@ import chess
 import pytest
 
 from tournaments.epd import load_suite
-from tournaments.label_store import LabelStore, expected_score, move_points
+from tournaments.label_store import Label, LabelStore, expected_score, move_points
 from tournaments.labelling import LabelPlan, export_epd, label_batch, pgn_positions, run_label, usable
+from tournaments.opening_record import Opening
+from tournaments.training_openings import game_openings, training_openings
 from players.external import find_engine_binary
 
 
@@ -116,3 +119,36 @@ def test_label_resume_and_export(tmp_path, data_dir):
     for p, (fen, source, label) in zip(suite.positions, rows):
         assert p.fen.startswith(fen) and p.points[label.lines[0][0]] == 10
         assert set(p.best) == {m for m, v in p.points.items() if v == 10}
+
+
+def test_the_store_records_each_game_s_opening_and_the_export_writes_it(tmp_path):
+    italian = Opening("lines.pgn", 2, chess.STARTING_FEN, ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4"))
+    start = chess.Board(italian.start_fen)
+    later = start.copy()
+    later.push_uci("f8c5")
+    store_path = tmp_path / "train.sqlite"
+    with LabelStore(store_path) as store:
+        store.add_source("selfplay:7", [(start.epd(), "selfplay:7:0"), (later.epd(), "selfplay:7:1")], italian)
+        store.add_source("pgn:g.pgn:1", [(chess.Board().epd(), "pgn:g.pgn:1:0")])
+        store.add_labels([Label(fen, "sf", ((next(iter(chess.Board(fen).legal_moves)).uci(), 0),), 1, 1)
+                          for fen in store.unlabelled()])
+        assert store.openings() == {"selfplay:7": italian}
+    out = tmp_path / "train.epd"
+    assert export_epd(store_path, out) == 3
+    lines = out.read_text().splitlines()
+    assert lines[0].endswith('c1 "selfplay:7:0"; c2 "opening ' + italian.key + ' book lines.pgn:2 from '
+                             + chess.Board().epd() + ' moves e2e4 e7e5 g1f3 b8c6 f1c4";')
+    assert "c2" not in lines[2]  # a PGN game has no book opening
+    suite = load_suite(out)
+    assert not suite.skipped and [p.opening for p in suite.positions] == [italian.key, italian.key, ""]
+    assert game_openings(out) == game_openings(store_path) == {"selfplay:7": italian}
+    assert training_openings(out) == training_openings(store_path) == {italian.key}
+
+
+def test_games_stored_before_openings_were_learn_theirs(tmp_path):
+    first, second = (Opening("b.epd", n, chess.STARTING_FEN) for n in (1, 2))
+    with LabelStore(tmp_path / "old.sqlite") as store:
+        store.add_source("selfplay:1", [])
+        store.add_source("selfplay:2", [], first)
+        assert store.backfill_openings([("selfplay:1", first), ("selfplay:2", second)]) == 1
+        assert store.openings() == {"selfplay:1": first, "selfplay:2": first}  # a recorded one is kept
