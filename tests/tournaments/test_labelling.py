@@ -10,7 +10,9 @@ import pytest
 
 from tournaments.epd import load_suite
 from tournaments.label_store import Label, LabelStore, expected_score, move_points
-from tournaments.labelling import LabelPlan, export_epd, label_batch, pgn_positions, run_label, usable
+from tournaments.labelling import (LabelPlan, export_epd, label_batch, pgn_positions, run_label, selfplay_openings,
+                                   usable)
+from tournaments.match_config import read_book
 from tournaments.opening_record import Opening
 from tournaments.training_openings import game_openings, training_openings
 from players.external import find_engine_binary
@@ -105,8 +107,8 @@ def test_label_resume_and_export(tmp_path, data_dir):
     assert 1 <= first.positions <= 6
     again = run_label(plan, progress=False)
     assert again.games == 0 and again.labels_added == 0  # nothing redone
-    more = run_label(LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3,
-                               workers=1), progress=False)
+    more_plan = LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3, workers=1)
+    more = run_label(more_plan, progress=False)
     assert more.games == 1 and more.labels == more.positions >= first.positions
     with LabelStore(store) as s:
         rows = s.labelled()
@@ -119,6 +121,10 @@ def test_label_resume_and_export(tmp_path, data_dir):
     for p, (fen, source, label) in zip(suite.positions, rows):
         assert p.fen.startswith(fen) and p.points[label.lines[0][0]] == 10
         assert set(p.best) == {m for m, v in p.points.items() if v == 10}
+    # Every game's opening is the plan's draw, and every exported position carries its game's.
+    drawn = selfplay_openings(more_plan, read_book(plan.book))
+    assert game_openings(store) == {f"selfplay:{seed}": opening for seed, opening in drawn.items()}
+    assert all(p.opening == drawn[int(p.game.split(":")[1])].key for p in suite.positions)
 
 
 def test_the_store_records_each_game_s_opening_and_the_export_writes_it(tmp_path):
