@@ -404,7 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nodes", type=int, default=200_000, help="the labeller's nodes per position")
     p.add_argument("--multipv", type=int, default=6, help="lines per position (moves outside get 0 points)")
     p.add_argument("--workers", type=int, default=2, help="Dask workers")
-    p.add_argument("--export", help="write the labelled positions as an EPD suite (bm, c0 points, c9)")
+    p.add_argument("--export", help="write the labelled positions as an EPD suite (bm, c0 points, c9, c1 source, "
+                                    "c2 opening)")
     p.add_argument("--first", type=int, help="export only the first N labelled positions")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_label)

@@ -1,7 +1,7 @@
 """Auto-tune files (``configs/tuning/*.yaml``): the training set and its held-out share,
 the pool of candidate instances, the objective, and where the tuned ensemble goes::
 
-    train: {path: data:training/selfplay-5k.epd, validate: 0.3, seed: 1}  # share of games held out
+    train: {path: data:training/selfplay-5k.epd, validate: 0.3, seed: 1}  # share of openings whose games are held out
     confirm:                        # suites the choice never reads (each a confirmation)
       - {path: data:suites/sts-1-10.epd}
     pool:
@@ -48,7 +48,7 @@ OBJECTIVES = ("points", "val")
 class AutotuneConfig:
     name: str
     train: SuiteSource
-    validate: float  # share of the training set's games held out from the choice
+    validate: float  # share of the training set's openings whose games are held out from the choice
     split_seed: int
     confirm: tuple[SuiteSource, ...]
     pool: tuple[InstanceConfig, ...]

@@ -4,7 +4,8 @@ objective on the training set, then judge the choice where it was not made.
 1. Phase 1 (as in a suite run): every pool instance searches every training position;
    the instances of the tuned and compared ensembles search the confirmation suites.
    Everything is stored, so reruns and other runs sharing the store redo nothing.
-2. The training set is split by game: ``validate`` of the games are held out.  For each
+2. The training set is split by opening: the games of ``validate`` of the openings are
+   held out (a held-out game never starts where a tune game did).  For each
    criterion, ``ensemble.autotune.greedy_with_swaps`` picks a set on the rest (the tune
    split); the best (set, criterion) pair is kept.  Each compared ensemble gets the
    criterion that serves it best on the tune split too, so the comparison is fair.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import csv
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -74,12 +76,15 @@ class AutotuneOutcome:
     files: list[Path]
 
 
-def split_by_game(positions: list[SuitePosition], share: float, seed: int) -> tuple[list, list]:
-    """(tune, validate): ``share`` of the games, drawn with ``seed``, are held out whole."""
-    games = sorted({p.game for p in positions})
-    random.Random(seed).shuffle(games)
-    held = set(games[:round(share * len(games))])
-    return [p for p in positions if p.game not in held], [p for p in positions if p.game in held]
+def split_held_out(positions: list[SuitePosition], share: float, seed: int,
+                   group: Callable[[SuitePosition], str] = lambda p: p.opening_group) -> tuple[list, list]:
+    """(tune, validate): ``share`` of the groups, drawn with ``seed``, are held out whole.
+    By default a group is an opening (``SuitePosition.opening_group``): every game begun
+    from it falls on one side, so no held-out game starts where a tune game did."""
+    groups = sorted({group(p) for p in positions})
+    random.Random(seed).shuffle(groups)
+    held = set(groups[:round(share * len(groups))])
+    return [p for p in positions if group(p) not in held], [p for p in positions if group(p) in held]
 
 
 def position_value(position: SuitePosition, move: str, objective: str) -> float:
@@ -120,7 +125,11 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
                             config.report, config.workers, False, config.source)
     suites = read_suites(pseudo, warn)
     train, confirm = suites[0], suites[1:]
-    tune_positions, validate_positions = split_by_game(train.positions, config.validate, config.split_seed)
+    unrecorded = sum(p.source.startswith("selfplay:") and not p.opening for p in train.positions)
+    if unrecorded:
+        warn(f"{config.train.path}: {unrecorded} self-play positions have no recorded opening (c2); their games are "
+             "held out by game and may share an opening with tune games")
+    tune_positions, validate_positions = split_held_out(train.positions, config.validate, config.split_seed)
     if config.objective == "points" and any(not p.points for p in train.positions):
         raise ValueError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
                          "use objective: val")
@@ -279,8 +288,8 @@ def report_markdown(config: AutotuneConfig, tuned: Contender, results: dict[str,
     lines = [f"# Auto-tuned distribution `{config.name}`", "",
              f"Config `{config.source}`. Pool of {len(config.pool)} instances; {config.budget_key} per instance and "
              f"position; objective: mean {config.objective} of the moves played. Tune split: {n_tune} positions of "
-             f"{config.train.path.name}; {n_validate} positions of {round(config.validate * 100)}% of its games "
-             f"(seed {config.split_seed}) are held out. Phase 1 added {added} searches.", "",
+             f"{config.train.path.name}; {n_validate} positions, the games of {round(config.validate * 100)}% of its "
+             f"openings (seed {config.split_seed}), are held out. Phase 1 added {added} searches.", "",
              "## The search, per criterion (tune split)", ""]
     rows = [[label, name(r.best), str(len(r.best)), f"{r.value:.4f}", str(r.evaluations),
              ", ".join(f"{k}: {v:.4f}" for k, (_, v) in sorted(r.by_size.items()))]

@@ -1,6 +1,7 @@
 """Test-suite EPD files: positions with their best moves (``bm``), avoid moves (``am``),
 an ``id`` and, for STS, points per move (``c0 "f5=10, Be5+=2"``, cross-checked with the
-UCI moves of ``c9``).
+UCI moves of ``c9``); a labelled training set adds each position's source (``c1``) and the
+opening its game began from (``c2 "opening …"``, ``tournaments.opening_record``).
 
 Real files have quirks the loader copes with (``data/README.md``): NUL bytes
 and CRLF at line ends, ``bm Qd1 + ;`` with the check sign detached, FENs with move
@@ -17,6 +18,7 @@ from pathlib import Path
 import chess
 
 from .file_lines import LineProblem, data_lines, nothing_usable, read_text
+from .opening_record import OPCODE, is_opening, parse_opening
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class SuitePosition:
     line: int = 0
     theme: str = ""
     source: str = ""  # c1 of a labelled set: "selfplay:SEED:PLY" or "pgn:FILE:GAME:PLY"
+    opening: str = ""  # c2 of a labelled set: the position key of the opening its game began from
 
     @property
     def game(self) -> str:
@@ -38,6 +41,13 @@ class SuitePosition:
         positions of one game fall on the same side of a train/validation split; a
         position with no source is its own group."""
         return self.source.rsplit(":", 1)[0] if self.source.count(":") >= 2 else self.source or self.fen
+
+    @property
+    def opening_group(self) -> str:
+        """What a split that judges held-out play keeps on one side: the opening the
+        position's game began from, when recorded (games from one opening are alike in
+        their early plies, and a match may start from it again), else its game."""
+        return self.opening or self.game
 
     def solved_by(self, move: str) -> bool:
         """A move solves the position if it is a best move (or, with only ``am``, not an avoided one)."""
@@ -123,7 +133,9 @@ def parse_line(line: str, number: int = 0) -> SuitePosition:
     ident = str(ops.get("id", "") or "")
     theme = ident.split(")", 1)[1].strip().rsplit(".", 1)[0] if ident.startswith("STS") and ")" in ident else ""
     source = str(ops.get("c1", "") or "")
-    return SuitePosition(board.fen(), best, avoid, ident, points, number, theme, source)
+    record = str(ops.get(OPCODE, "") or "")
+    opening = parse_opening(record).key if is_opening(record) else ""
+    return SuitePosition(board.fen(), best, avoid, ident, points, number, theme, source, opening)
 
 
 def check_position(line: str) -> None:

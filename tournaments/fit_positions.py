@@ -28,6 +28,7 @@ from concilio.cluster import map_as_completed, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
 from players.external import find_engine_binary
 from .labelling import close_engines, drop_engine, resident_engine
+from .selfplay_draw import drawn_opening, game_seed
 
 log = logging.getLogger("concilio.fit")
 ADJUDICATE_CP = 1500
@@ -197,14 +198,11 @@ def make_positions(plan: FitDataPlan, *, progress: bool = True) -> int:
     plan.out.parent.mkdir(parents=True, exist_ok=True)
     todo = []
     for g in range(plan.games):
-        seed = plan.seed * 1_000_003 + g
+        seed = game_seed(plan.seed, g)
         if seed in held:
             continue
-        fen, moves, _ = book[random.Random(seed).randrange(len(book))]
-        board = chess.Board(fen)
-        for uci in moves:
-            board.push_uci(uci)
-        todo.append((seed, board.fen(), plan.engine, plan.depth, plan.random_rate))
+        todo.append((seed, drawn_opening(book, plan.book.name, seed).start_fen, plan.engine, plan.depth,
+                     plan.random_rate))
     cluster = open_cluster(plan.workers, dashboard=False) if plan.workers > 1 and todo else None
     client = cluster.client if cluster is not None else None
     bar = tqdm(total=len(todo), unit="game", desc="self-play", disable=not progress, smoothing=0.02)

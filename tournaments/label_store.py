@@ -1,5 +1,5 @@
-"""SQLite store of a labelled training set: the positions, where each came from, and the
-strong engine's multipv verdict on each.
+"""SQLite store of a labelled training set: the positions, where each came from (and, for
+self-play, the opening its game began from), and the strong engine's multipv verdict on each.
 
 Every finished self-play game, PGN game and labelled position is committed at once, so
 ``concilio label`` can be killed and rerun: it finds what is done and does the rest.
@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from .opening_record import Opening
 from .sqlite_file import SqliteFile
 
 SCHEMA = """
@@ -29,6 +30,13 @@ CREATE TABLE IF NOT EXISTS labels (
     lines TEXT NOT NULL,       -- JSON [[uci, centipawns], ...], best first, from the side to move
     depth INTEGER NOT NULL,
     nodes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS openings (
+    source TEXT PRIMARY KEY,   -- a self-play game (selfplay:SEED)
+    book TEXT NOT NULL,        -- the book's file name
+    entry INTEGER NOT NULL,    -- the opening's number in the book (1-based)
+    fen TEXT NOT NULL,         -- the opening's position
+    moves TEXT NOT NULL        -- UCI moves played from it before the game began, space-separated
 );
 """
 
@@ -77,9 +85,10 @@ class LabelStore(SqliteFile):
     def finished_sources(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT source FROM sources")}
 
-    def add_source(self, source: str, positions: Iterable[tuple[str, str]]) -> int:
-        """A finished game's sampled positions (fen, source) and the game itself, in one
-        transaction: a game is either wholly stored or redone.  Returns positions added."""
+    def add_source(self, source: str, positions: Iterable[tuple[str, str]], opening: Opening | None = None) -> int:
+        """A finished game's sampled positions (fen, source), the game itself and the opening
+        it began from, in one transaction: a game is either wholly stored or redone.
+        Returns positions added."""
         start = self.count_positions()
         with self.db:
             before = self.db.total_changes
@@ -87,7 +96,23 @@ class LabelStore(SqliteFile):
                                 [(fen, src, start + i) for i, (fen, src) in enumerate(positions)])
             added = self.db.total_changes - before
             self.db.execute("INSERT OR IGNORE INTO sources VALUES (?)", (source,))
+            if opening is not None:
+                self.db.execute("INSERT OR REPLACE INTO openings VALUES (?,?,?,?,?)", _opening_row(source, opening))
         return added
+
+    # --- openings ---------------------------------------------------------------------------------
+    def backfill_openings(self, openings: Iterable[tuple[str, Opening]]) -> int:
+        """Record (source, opening) for games stored before openings were: a game that has
+        one keeps it.  Returns openings added."""
+        with self.db:
+            cur = self.db.executemany("INSERT OR IGNORE INTO openings VALUES (?,?,?,?,?)",
+                                      [_opening_row(source, opening) for source, opening in openings])
+        return cur.rowcount
+
+    def openings(self) -> dict[str, Opening]:
+        """The opening of every self-play game that has one recorded, by game (selfplay:SEED)."""
+        rows = self.db.execute("SELECT source, book, entry, fen, moves FROM openings ORDER BY source")
+        return {source: Opening(book, entry, fen, tuple(moves.split())) for source, book, entry, fen, moves in rows}
 
     def count_positions(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM positions").fetchone()[0]
@@ -113,3 +138,7 @@ class LabelStore(SqliteFile):
                                "JOIN labels l ON p.fen = l.fen ORDER BY p.added")
         return [(fen, source, Label(fen, engine, tuple((m, int(cp)) for m, cp in json.loads(lines)), depth, nodes))
                 for fen, source, engine, lines, depth, nodes in rows]
+
+
+def _opening_row(source: str, opening: Opening) -> tuple[str, str, int, str, str]:
+    return source, opening.book, opening.entry, opening.fen, " ".join(opening.moves)

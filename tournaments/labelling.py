@@ -5,7 +5,9 @@ budgets drawn per side and game (so weak and strong play, balanced and lopsided 
 all appear), and from any PGN files.  A strong UCI engine (Stockfish by default) labels
 each with ``multipv`` lines; the points of the moves follow the STS scale
 (``label_store.move_points``).  The result exports as an EPD suite with ``bm``, ``c0``
-points and ``c9`` UCI moves, which ``concilio suite`` reads like STS.
+points and ``c9`` UCI moves, which ``concilio suite`` reads like STS, and with each
+position's source (``c1``) and, for self-play, the opening its game began from (``c2``,
+``tournaments.opening_record``), so that matches and held-out splits can avoid them.
 
 Everything runs on Dask workers (``concilio.cluster``); each finished game and each
 labelled batch is committed at once, so a rerun of the same command resumes.
@@ -27,6 +29,8 @@ from concilio.errors import ConcilioError
 from players.external import find_engine_binary
 from players.result import SearchLimits
 from .label_store import MATE_SCORE, Label, LabelStore, move_points
+from .opening_record import OPCODE, Opening, format_opening
+from .selfplay_draw import BookEntry, drawn_opening, game_seed
 
 log = logging.getLogger("concilio.label")
 LABEL_BATCH = 16  # positions per labelling task: a killed run loses at most this many per worker
@@ -212,6 +216,15 @@ class LabelOutcome:
     labels: int
 
 
+def selfplay_openings(plan: LabelPlan, book: Sequence[BookEntry]) -> dict[int, Opening]:
+    """The plan's self-play games, by seed, with the opening each starts from: the draws
+    that the training set's provenance replays (``tournaments.selfplay_draw``)."""
+    if plan.book is None or not book:
+        raise LabelError(f"{plan.book}: no usable opening")
+    seeds = [game_seed(plan.seed, g) for g in range(plan.games)]
+    return {seed: drawn_opening(book, plan.book.name, seed) for seed in seeds}
+
+
 def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
               warn: Callable[[str], None] = lambda line: log.warning(line)) -> LabelOutcome:
     from tqdm import tqdm
@@ -222,18 +235,10 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
     find_engine_binary(plan.engine)  # a missing labeller is named before any game is played
     with LabelStore(plan.store) as store:
         done = store.finished_sources()
-        games_todo = []
-        if plan.games:
-            book = read_book(plan.book)  # DataFileError naming its bad lines when it has no opening
-            for g in range(plan.games):
-                seed = plan.seed * 1_000_003 + g
-                if f"selfplay:{seed}" in done:
-                    continue
-                fen, moves, _ = book[random.Random(seed).randrange(len(book))]
-                board = chess.Board(fen)
-                for uci in moves:
-                    board.push_uci(uci)
-                games_todo.append((seed, board.fen()))
+        games = selfplay_openings(plan, read_book(plan.book)) if plan.games else {}
+        # A store from before openings were recorded learns them now: the same plan drew the same ones.
+        store.backfill_openings((f"selfplay:{seed}", o) for seed, o in games.items() if f"selfplay:{seed}" in done)
+        games_todo = {seed: o for seed, o in games.items() if f"selfplay:{seed}" not in done}
         pgn_games = [item for path in plan.pgn for item in pgn_positions(path, plan.pgn_per_game, plan.seed, done,
                                                                          warn)]
         positions_added = 0
@@ -246,9 +251,9 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
         try:
             if games_todo:
                 bar = tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress)
-                tasks = [(s, f, plan.budgets, plan.per_game) for s, f in games_todo]
+                tasks = [(s, o.start_fen, plan.budgets, plan.per_game) for s, o in games_todo.items()]
                 for seed, positions in map_as_completed(client, selfplay_game, tasks, key=0, log=log):
-                    positions_added += store.add_source(f"selfplay:{seed}", positions)
+                    positions_added += store.add_source(f"selfplay:{seed}", positions, games_todo[seed])
                     bar.update(1)
                 bar.close()
             todo = store.unlabelled()
@@ -274,10 +279,12 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
 
 def export_epd(store_path: Path, out: Path, *, first: int | None = None) -> int:
     """Write the labelled positions as an EPD suite (``bm`` the moves worth 10 points,
-    ``c0`` every move's points in SAN, ``c9`` the same moves in UCI, ``c1`` the source).
-    Returns the number of positions written."""
+    ``c0`` every move's points in SAN, ``c9`` the same moves in UCI, ``c1`` the source,
+    ``c2`` the opening a self-play position's game began from).  Returns the number of
+    positions written."""
     with LabelStore(store_path) as store:
         rows = store.labelled()
+        openings = store.openings()
     if first:
         rows = rows[:first]
     lines = []
@@ -286,9 +293,11 @@ def export_epd(store_path: Path, out: Path, *, first: int | None = None) -> int:
         points = move_points(label.lines)
         moves = [chess.Move.from_uci(m) for m in points]
         best = [m for m in moves if points[m.uci()] == 10]
+        opening = openings.get(source.rsplit(":", 1)[0])
+        provenance = {OPCODE: format_opening(opening)} if opening is not None else {}
         lines.append(board.epd(bm=best, id=f"label.{n}",
                                c0=", ".join(f"{board.san(m)}={points[m.uci()]}" for m in moves),
-                               c9=" ".join(m.uci() for m in moves), c1=source))
+                               c9=" ".join(m.uci() for m in moves), c1=source, **provenance))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     return len(lines)

@@ -1,4 +1,5 @@
 """``concilio autotune`` end to end on a tiny labelled set, and its config's checks."""
+import re
 import textwrap
 from itertools import combinations
 
@@ -7,7 +8,7 @@ import pytest
 from concilio.config import ConfigError
 from ensemble.config import load_config
 from tournaments.autotune_config import load_autotune_config
-from tournaments.autotune_run import PoolBallots, run_autotune, split_by_game
+from tournaments.autotune_run import PoolBallots, run_autotune, split_held_out
 from tournaments.epd import load_suite
 from tournaments.store import SearchStore
 from tournaments.suite_metrics import StoreView
@@ -39,14 +40,27 @@ def write_config(tmp_path, train, extra=""):
     return tmp_path / "tune.yaml"
 
 
-def test_split_keeps_games_whole_and_is_reproducible(data_dir):
+def test_split_keeps_openings_whole_and_is_reproducible(data_dir):
     positions = load_suite(data_dir / "training" / "selfplay-5k.epd").positions[:400]
-    tune, held = split_by_game(positions, 0.3, 1)
+    tune, held = split_held_out(positions, 0.3, 1)
     assert len(tune) + len(held) == 400
+    assert not {p.opening for p in tune} & {p.opening for p in held}
     assert not {p.game for p in tune} & {p.game for p in held}
-    assert 0.2 < len({p.game for p in held}) / len({p.game for p in positions}) < 0.4
-    assert split_by_game(positions, 0.3, 1) == (tune, held)
-    assert all(p.game.startswith("selfplay:") and p.game.count(":") == 1 for p in positions)
+    assert 0.2 < len({p.opening for p in held}) / len({p.opening for p in positions}) < 0.4
+    assert split_held_out(positions, 0.3, 1) == (tune, held)
+    assert all(p.game.startswith("selfplay:") and p.game.count(":") == 1 and p.opening for p in positions)
+
+
+def test_no_held_out_game_shares_an_opening_with_a_tune_game_as_under_the_old_split(data_dir):
+    positions = load_suite(data_dir / "training" / "selfplay-5k.epd").positions
+
+    def shared(tune, held):
+        seen = {p.opening for p in tune}
+        return len({p.game for p in held if p.opening in seen}), len({p.game for p in held})
+
+    # distribution.yaml's split (0.3, seed 1): by game, 110 of the 240 held-out games began where a tune game did.
+    assert shared(*split_held_out(positions, 0.3, 1, lambda p: p.game)) == (110, 240)
+    assert shared(*split_held_out(positions, 0.3, 1)) == (0, 233)
 
 
 def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, tmp_path):
@@ -54,7 +68,7 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     assert [i.spec.letters for i in config.pool] == ["MBXKPAR", "MB", "MBX"]
     outcome = run_autotune(config, progress=False)
     assert outcome.searches_added == 3 * 16  # the confirmation suite holds the same positions: nothing more
-    tune, _ = split_by_game(load_suite(config.train.path).positions, 0.25, 3)
+    tune, _ = split_held_out(load_suite(config.train.path).positions, 0.25, 3)
     with SearchStore(config.store) as store:
         pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
         # A pool of three and pairs only: one swap pass reaches every pair, so the search is exhaustive.
@@ -68,10 +82,17 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     tuned = load_config(config.out)
     assert (tuned.selection.criterion, tuple(sorted(i.spec.letters for i in tuned.instances))) in winners
     report = (tmp_path / "report" / "report.md").read_text()
-    assert "held-out games" in report and "again (confirm" in report
+    assert "held-out games" in report and "again (confirm" in report and "of its openings" in report
     assert [c.role for c in outcome.comparisons] == ["validate", "confirm"]
     # Rerun: everything is in the store.
     assert run_autotune(config, progress=False).searches_added == 0
+    # A training set without openings is split by game, and the run says so.
+    bare = config.train.path.with_name("bare.epd")
+    bare.write_text(re.sub(r' c2 "[^"]*";', "", config.train.path.read_text()))
+    warnings = []
+    again = load_autotune_config(write_config(tmp_path, bare))
+    assert run_autotune(again, progress=False, warn=warnings.append).searches_added == 0
+    assert any("16 self-play positions have no recorded opening" in w for w in warnings)
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -73,3 +73,16 @@ def test_a_full_fen_before_the_operations_reads(tmp_path):
     path.write_text("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 bm Bb5; id \"ruy\";\n")
     suite = load_suite(path)
     assert not suite.skipped and suite.positions[0].best == ("f1b5",) and suite.positions[0].id == "ruy"
+
+
+def test_a_training_set_s_opening_is_read_and_other_c2_comments_are_not(tmp_path):
+    path = tmp_path / "train.epd"
+    start = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -"
+    path.write_text(f'{start} bm e5; c1 "selfplay:9:0"; c2 "opening {start} book b.epd:3";\n'
+                    f'{start} bm e5; c1 "selfplay:9:2"; c2 "a comment";\n'
+                    f'{start} bm e5; c1 "selfplay:10:0";\n'
+                    f'{start} bm e5; c2 "opening {start} book b.epd";\n')
+    suite = load_suite(path)
+    assert [p.opening for p in suite.positions] == [start, "", ""]
+    assert [p.opening_group for p in suite.positions] == [start, "selfplay:9", "selfplay:10"]
+    assert len(suite.skipped) == 1 and "not an opening record" in suite.skipped[0]

@@ -1,5 +1,6 @@
 """The labelled training set: the points scale, positions from self-play and PGN, engine
-labels (with an engine that dies), resuming, and the EPD export read back as a suite."""
+labels (with an engine that dies), resuming, the openings recorded, and the EPD export read
+back as a suite."""
 import logging
 import sys
 import textwrap
@@ -8,8 +9,12 @@ import chess
 import pytest
 
 from tournaments.epd import load_suite
-from tournaments.label_store import LabelStore, expected_score, move_points
-from tournaments.labelling import LabelPlan, export_epd, label_batch, pgn_positions, run_label, usable
+from tournaments.label_store import Label, LabelStore, expected_score, move_points
+from tournaments.labelling import (LabelPlan, export_epd, label_batch, pgn_positions, run_label, selfplay_openings,
+                                   usable)
+from tournaments.books import read_book
+from tournaments.opening_record import Opening
+from tournaments.training_openings import game_openings, training_openings
 from players.external import find_engine_binary
 
 
@@ -102,8 +107,8 @@ def test_label_resume_and_export(tmp_path, data_dir):
     assert 1 <= first.positions <= 6
     again = run_label(plan, progress=False)
     assert again.games == 0 and again.labels_added == 0  # nothing redone
-    more = run_label(LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3,
-                               workers=1), progress=False)
+    more_plan = LabelPlan(store, plan.book, games=3, per_game=3, budgets=(200,), nodes=3000, multipv=3, workers=1)
+    more = run_label(more_plan, progress=False)
     assert more.games == 1 and more.labels == more.positions >= first.positions
     with LabelStore(store) as s:
         rows = s.labelled()
@@ -116,3 +121,40 @@ def test_label_resume_and_export(tmp_path, data_dir):
     for p, (fen, source, label) in zip(suite.positions, rows):
         assert p.fen.startswith(fen) and p.points[label.lines[0][0]] == 10
         assert set(p.best) == {m for m, v in p.points.items() if v == 10}
+    # Every game's opening is the plan's draw, and every exported position carries its game's.
+    drawn = selfplay_openings(more_plan, read_book(plan.book))
+    assert game_openings(store) == {f"selfplay:{seed}": opening for seed, opening in drawn.items()}
+    assert all(p.opening == drawn[int(p.game.split(":")[1])].key for p in suite.positions)
+
+
+def test_the_store_records_each_game_s_opening_and_the_export_writes_it(tmp_path):
+    italian = Opening("lines.pgn", 2, chess.STARTING_FEN, ("e2e4", "e7e5", "g1f3", "b8c6", "f1c4"))
+    start = chess.Board(italian.start_fen)
+    later = start.copy()
+    later.push_uci("f8c5")
+    store_path = tmp_path / "train.sqlite"
+    with LabelStore(store_path) as store:
+        store.add_source("selfplay:7", [(start.epd(), "selfplay:7:0"), (later.epd(), "selfplay:7:1")], italian)
+        store.add_source("pgn:g.pgn:1", [(chess.Board().epd(), "pgn:g.pgn:1:0")])
+        store.add_labels([Label(fen, "sf", ((next(iter(chess.Board(fen).legal_moves)).uci(), 0),), 1, 1)
+                          for fen in store.unlabelled()])
+        assert store.openings() == {"selfplay:7": italian}
+    out = tmp_path / "train.epd"
+    assert export_epd(store_path, out) == 3
+    lines = out.read_text().splitlines()
+    assert lines[0].endswith('c1 "selfplay:7:0"; c2 "opening ' + italian.key + ' book lines.pgn:2 from '
+                             + chess.Board().epd() + ' moves e2e4 e7e5 g1f3 b8c6 f1c4";')
+    assert "c2" not in lines[2]  # a PGN game has no book opening
+    suite = load_suite(out)
+    assert not suite.skipped and [p.opening for p in suite.positions] == [italian.key, italian.key, ""]
+    assert game_openings(out) == game_openings(store_path) == {"selfplay:7": italian}
+    assert training_openings(out) == training_openings(store_path) == {italian.key}
+
+
+def test_games_stored_before_openings_were_learn_theirs(tmp_path):
+    first, second = (Opening("b.epd", n, chess.STARTING_FEN) for n in (1, 2))
+    with LabelStore(tmp_path / "old.sqlite") as store:
+        store.add_source("selfplay:1", [])
+        store.add_source("selfplay:2", [], first)
+        assert store.backfill_openings([("selfplay:1", first), ("selfplay:2", second)]) == 1
+        assert store.openings() == {"selfplay:1": first, "selfplay:2": first}  # a recorded one is kept
