@@ -11,6 +11,7 @@
     mode: gauntlet            # or round_robin
     games: 20                 # per pairing; with a book each opening is played twice, colours swapped
     openings: {file: data:openings/8moves_v3-1000.epd, seed: 1}   # or none: the start position
+    # openings: {file: ..., exclude: [data:training/selfplay-5k.epd]}  leaves out training games' openings
     time_control: {nodes: 20000, jitter: 0.1}   # or movetime (ms), depth, or {base: 60, increment: 0.5} (s)
     max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
     adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
@@ -39,6 +40,8 @@ from .books import read_book
 from .file_lines import DataFileError
 from .game import GameRules, GameSpec, TimeControl
 from .match_players import PlayerEntry
+from .opening_record import played_from, position_key
+from .training_openings import excluded_openings
 
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
@@ -70,6 +73,7 @@ class MatchConfig:
     output: Path
     source: str
     digest: str
+    openings_excluded: int = 0  # book openings left out by openings.exclude
 
     def entry(self, name: str) -> PlayerEntry:
         return next(p for p in self.players if p.name == name)
@@ -140,7 +144,7 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     if len(players) < 2:
         src.problem(("players",), "a match needs at least two players")
     games = get_int(src, data, ("games",), 2, 1, 100_000) or 2
-    openings = _openings(src, data.get("openings"), folder)
+    openings, openings_excluded = _openings(src, data.get("openings"), folder)
     if openings and games % 2:
         src.problem(("games",), "with an opening book, games per pairing must be even (each opening twice)")
     rules = GameRules(_time_control(src, data.get("time_control")),
@@ -160,7 +164,7 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
     return MatchConfig(name, tuple(players), baseline, mode, games, tuple(openings), rules, concurrency, sprt,
-                       output, given, digest)
+                       output, given, digest, openings_excluded)
 
 
 def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
@@ -237,30 +241,55 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
     return out
 
 
-def _openings(src: YamlSource, value: Any, folder: Path) -> list[tuple[str, tuple[str, ...], str]]:
+def _openings(src: YamlSource, value: Any, folder: Path) -> tuple[list[tuple[str, tuple[str, ...], str]], int]:
+    """The book's openings in the match's seeded order, and how many ``exclude`` left out."""
     if value in (None, "none", False):
-        return []
+        return [], 0
     data = as_mapping(src, value, ("openings",))
     if data is None:
-        return []
-    check_keys(src, data, ("openings",), {"file", "seed", "limit"})
+        return [], 0
+    check_keys(src, data, ("openings",), {"file", "seed", "limit", "exclude"})
     if "file" not in data:
         src.problem(("openings",), "missing 'file' (an EPD or PGN book), or write openings: none")
-        return []
+        return [], 0
     file = str(data["file"])
     resolved = resolve_data_reference(file, folder)
     if resolved is None:
         src.problem(("openings", "file"), f"no such file: {file}")
-        return []
+        return [], 0
     seed = get_int(src, data, ("openings", "seed"), 1, 0)
     limit = get_int(src, data, ("openings", "limit"), None, 1)
     try:
         book = read_book(resolved)
     except DataFileError as exc:
         src.problem(("openings", "file"), str(exc))
-        return []
-    random.Random(seed).shuffle(book)
-    return book[:limit] if limit else book
+        return [], 0
+    excluded = _excluded(src, data.get("exclude", []), folder)
+    kept = [o for o in book if position_key(played_from(o[0], o[1])) not in excluded]
+    if excluded and not kept:
+        src.problem(("openings", "exclude"), f"every opening of {file} is excluded")
+    random.Random(seed).shuffle(kept)
+    return (kept[:limit] if limit else kept), len(book) - len(kept)
+
+
+def _excluded(src: YamlSource, value: Any, folder: Path) -> set[str]:
+    """The positions ``openings.exclude`` names: the openings of training sets (so that a
+    choice made on them is judged on openings no training game started from) or of books."""
+    files = [value] if isinstance(value, str) else value
+    if not isinstance(files, list):
+        src.problem(("openings", "exclude"), "expected a file or a list of files (training sets, label stores, books)")
+        return set()
+    keys: set[str] = set()
+    for i, file in enumerate(files):
+        resolved = resolve_data_reference(str(file), folder)
+        if resolved is None:
+            src.problem(("openings", "exclude", i), f"no such file: {file}")
+            continue
+        try:
+            keys |= excluded_openings(resolved)
+        except ValueError as exc:  # a bad book or a training set without its openings
+            src.problem(("openings", "exclude", i), str(exc))
+    return keys
 
 
 def _in_process(entry: PlayerEntry) -> bool:

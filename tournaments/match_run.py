@@ -297,7 +297,7 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
     lines = [f"# Match `{config.name}`", "",
              f"Config `{config.source}` (hash {config.digest}); {config.describe_time_controls()}; "
              f"max half-moves {config.rules.max_plies or '-'}; "
-             f"{'openings: ' + str(len(config.openings)) if config.openings else 'no book (start position)'}.", "",
+             f"{_describe_openings(config)}.", "",
              f"p: two-sided, score ≠ 50 % ({'pentanomial' if config.openings else 'per game'}); Holm and BH: "
              f"adjusted over the {len(summaries)} pairing(s); * significant after Holm (p < 0.05).", "",
              "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | p | Holm "
@@ -318,6 +318,13 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
     lines += _ladder(config, summaries)
     lines += _evidence(config, summaries, estimates, folder, records)
     (folder / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def _describe_openings(config: MatchConfig) -> str:
+    if not config.openings:
+        return "no book (start position)"
+    left_out = f", {config.openings_excluded} of the book left out by openings.exclude" if config.openings_excluded else ""
+    return f"openings: {len(config.openings)}{left_out}"
 
 
 def _ladder(config: MatchConfig, summaries: list[PairingSummary]) -> list[str]:

@@ -77,6 +77,18 @@ def training_openings(path: str | Path) -> set[str]:
     return {opening.key for opening in game_openings(path).values()}
 
 
+def excluded_openings(path: str | Path) -> set[str]:
+    """The position keys a match leaves out for ``path``: the openings a training set's games
+    began from (an exported ``.epd`` with self-play lines, or a ``.sqlite`` label store), or
+    else every opening of a book (a position, or a PGN line's end)."""
+    from .books import read_book
+    path = Path(path)
+    keys = training_openings(path)
+    if keys or path.suffix == ".sqlite":
+        return keys
+    return {position_key(played_from(fen, moves)) for fen, moves, _ in read_book(path)}
+
+
 @dataclass(frozen=True)
 class Annotation:
     """What :func:`annotate_epd` did: lines given an opening, lines that had one (checked),

@@ -315,3 +315,40 @@ def test_a_bad_player_budget_names_its_field(tmp_path):
     text = str(info.value)
     assert "players[0].time_control: give exactly one of" in text
     assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
+
+
+def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
+    """The 8-move book less the openings of the shipped training set's 800 games: none of them is
+    played, every other one still is; the held-out replays' book loses none."""
+    from tournaments.training_openings import training_openings
+    from tournaments.opening_record import played_from, position_key
+    used = training_openings(data_dir / "training" / "selfplay-5k.epd")
+    leaky = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16}
+        time_control: {nodes: 800}
+    """)
+    held_out = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16, exclude: [data:training/selfplay-5k.epd]}
+        time_control: {nodes: 800}
+    """)
+    keys = [position_key(played_from(fen, moves)) for fen, moves, _ in held_out.openings]
+    assert len(used) == 543 and held_out.openings_excluded == 543 and len(keys) == len(set(keys)) == 457
+    assert not set(keys) & used
+    assert sum(position_key(fen) in used for fen, _, _ in leaky.openings[:200]) == 108  # the audit's figure
+    for name in ("tuned-heldout", "learned-heldout", "full-odds-heldout"):
+        replay = load_match_config(name)
+        assert replay.openings_excluded == 0 and len(replay.openings) == 1000
+
+
+def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path):
+    from concilio.config import ConfigError
+    path = tmp_path / "bad.yaml"
+    path.write_text("players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
+                    "openings: {file: data:openings/8moves_v3-1000.epd, exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
+    with pytest.raises(ConfigError) as info:
+        load_match_config(path)
+    text = str(info.value)
+    assert "openings.exclude[1]: no such file: nowhere.epd" in text
+    assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text
