@@ -26,7 +26,7 @@ import chess.pgn
 
 from concilio.cluster import Resident, map_as_completed, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
-from players.external import find_engine_binary
+from players.external import find_engine_binary, open_engine
 from players.result import SearchLimits
 from .label_store import MATE_SCORE, Label, LabelStore, move_points
 from .opening_record import OPCODE, Opening, format_opening
@@ -137,7 +137,7 @@ def pgn_positions(path: Path, per_game: int, seed: int, done: set[str],
 # --- labels -----------------------------------------------------------------------------------------
 
 def _open_engine(engine: str, options: dict, hash_mb: int) -> chess.engine.SimpleEngine:
-    handle = chess.engine.SimpleEngine.popen_uci(find_engine_binary(engine), timeout=30)
+    handle = open_engine(find_engine_binary(engine))
     wanted = {"Threads": 1, "Hash": hash_mb, **options}
     handle.configure({k: v for k, v in wanted.items() if k in handle.options})
     return handle
