@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -202,14 +202,29 @@ def map_as_completed(client, function: Callable[..., Any], argument_lists: list[
             yield args[key], result
         return
     from distributed import as_completed
-    futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
-    for future in as_completed(futures):
+    futures = {}
+    try:
+        futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+                continue
+            yield futures[future][key], result
+    finally:
+        cancel_pending(client, futures)
+
+
+def cancel_pending(client, futures: Iterable[Any]) -> None:
+    """Cancel the futures not finished: a run stopped early (a Ctrl-C, a failure) starts no more
+    tasks, which would start engines again once the caller has let the workers' engines go."""
+    pending = [f for f in futures if not f.done()]
+    if pending:
         try:
-            result = future.result()
-        except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
-            log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
-            continue
-        yield futures[future][key], result
+            client.cancel(pending)
+        except Exception:  # noqa: BLE001 - a client that is gone has nothing left to start
+            pass
 
 
 def run_everywhere(client, function: Callable[[], Any]) -> None:
