@@ -13,8 +13,14 @@ import chess
 import numpy as np
 
 from .errors import ConcilioError
+from .interrupts import Interrupted, stop_on_signals
 
 EXIT_USAGE = 2
+EXIT_SIGINT = 130  # the shell's 128 + SIGINT
+# Long commands: Ctrl-C or SIGTERM stops them cleanly.  Those that resume from what they
+# wrote are rerun to finish; the others start again.
+RESUMABLE = {"match", "suite", "label", "autotune", "book", "fit positions"}
+LONG = {"match", "suite", "label", "autotune", "book", "fit", "speedup", "speed-table"}
 
 
 class UsageError(ConcilioError):
@@ -469,12 +475,27 @@ def main(argv: list[str] | None = None) -> int:
         from players.bench import BENCH_DEPTH
         args.depth = BENCH_DEPTH
     try:
+        if args.command in LONG:
+            with stop_on_signals():
+                return args.func(args)
         return args.func(args)
     except ConcilioError as exc:  # every error about the input or the surroundings: one message, exit 2
         print(f"concilio {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # the workers are closed by now, the finished work written
+        print(_stopped(args, exc), file=sys.stderr)
+        return exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+
+
+def _stopped(args: argparse.Namespace, exc: KeyboardInterrupt) -> str:
+    """The one line a stopped command prints: what stopped it, and how to go on."""
+    by = str(exc) if isinstance(exc, Interrupted) else "SIGINT"
+    command = args.command + (f" {args.args[0]}" if args.command == "fit" and args.args else "")
+    if command in RESUMABLE:
+        return f"concilio {command}: stopped ({by}); what it finished is kept: run the same command to resume"
+    if args.command in LONG:
+        return f"concilio {command}: stopped ({by}); run the same command to start it again"
+    return f"concilio {command}: stopped ({by})"
 
 
 if __name__ == "__main__":

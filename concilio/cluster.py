@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import ConcilioError
+from .interrupts import deaf_children, held_signals
 
 # Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: the
 # profiler samples every thread 100 times a second, the event loops tick 50 times a second,
@@ -57,11 +58,17 @@ class Cluster:
         return sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
 
     def close(self) -> None:
-        try:
-            self.client.close()
-        finally:
-            if self.local is not None:
-                self.local.close()
+        """Close the client and our workers; a Ctrl-C meanwhile waits until they are closed
+        (a second Ctrl-C must not leave a half-closed cluster and its processes behind).  What
+        was in flight (a search's actor calls, after a Ctrl-C) fails on the workers closing;
+        Dask's errors about it are not shown: there is nothing left to act on."""
+        from distributed.utils import silence_logging_cmgr
+        with held_signals(), silence_logging_cmgr(logging.CRITICAL):
+            try:
+                self.client.close()
+            finally:
+                if self.local is not None:
+                    self.local.close()
 
     def __enter__(self) -> Cluster:
         return self
@@ -82,14 +89,28 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         return Cluster(client, None, f"scheduler {scheduler}", _dashboard(client) if dashboard else None)
-    with dask.config.set(QUIET):
-        local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                             host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
-                             silence_logs=logging.ERROR)
-        client = Client(local)
+    from multiprocessing import resource_tracker
     threads = f", {threads_per_worker} threads each" if threads_per_worker > 1 else ""
-    return Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
-                   _dashboard(client) if dashboard else None)
+    # Started before the signals are blocked: starting it unblocks them in the starting thread
+    # (CPython 3.11), and Dask's event loop would start it with the first worker.
+    resource_tracker.ensure_running()
+    cluster = None
+    try:
+        # Workers deaf to Ctrl-C (it reaches the whole process group): the caller closes them
+        # when it stops, and a signal during the start is raised once the cluster is whole.
+        with held_signals():
+            with dask.config.set(QUIET), deaf_children():
+                local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                                     host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
+                                     silence_logs=logging.ERROR)
+                client = Client(local)
+            cluster = Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
+                              _dashboard(client) if dashboard else None)
+    except BaseException:
+        if cluster is not None:
+            cluster.close()
+        raise
+    return cluster
 
 
 def _dashboard(client) -> str | None:
@@ -181,14 +202,29 @@ def map_as_completed(client, function: Callable[..., Any], argument_lists: list[
             yield args[key], result
         return
     from distributed import as_completed
-    futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
-    for future in as_completed(futures):
+    futures = {}
+    try:
+        futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+                continue
+            yield futures[future][key], result
+    finally:
+        cancel_pending(client, futures)
+
+
+def cancel_pending(client, futures: Iterable[Any]) -> None:
+    """Cancel the futures not finished: a run stopped early (a Ctrl-C, a failure) starts no more
+    tasks, which would start engines again once the caller has let the workers' engines go."""
+    pending = [f for f in futures if not f.done()]
+    if pending:
         try:
-            result = future.result()
-        except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
-            log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
-            continue
-        yield futures[future][key], result
+            client.cancel(pending)
+        except Exception:  # noqa: BLE001 - a client that is gone has nothing left to start
+            pass
 
 
 def run_everywhere(client, function: Callable[[], Any]) -> None:

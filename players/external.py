@@ -14,6 +14,7 @@ import chess
 import chess.engine
 
 from concilio.errors import ConcilioError
+from concilio.interrupts import deaf_children
 from .player import InfoCallback, MoveLimits, Played
 from .result import MATE_CP
 
@@ -41,6 +42,15 @@ def find_engine_binary(name: str) -> str:
                               f"(on Debian: apt-get install {name})")
 
 
+def open_engine(command: str | list[str], protocol: str = "uci", timeout: float = 30.0) -> chess.engine.SimpleEngine:
+    """Start an engine deaf to Ctrl-C: the terminal sends it to the whole process group, and
+    the engine must live until the command that stops quits it (one killed under a search
+    answers with an error, and a stopping command prints its traceback)."""
+    popen = chess.engine.SimpleEngine.popen_uci if protocol == "uci" else chess.engine.SimpleEngine.popen_xboard
+    with deaf_children():
+        return popen(command, timeout=timeout)
+
+
 class ExternalPlayer:
     """A UCI or XBoard engine through python-chess (a :class:`players.player.Player`); a
     crash or a hang is answered with an error (the game is forfeited) and the engine is
@@ -56,14 +66,15 @@ class ExternalPlayer:
         self.protocol = protocol
         self.timeout = timeout
         self.engine: chess.engine.SimpleEngine | None = None
+        self.closed = False
 
     def _start(self) -> chess.engine.SimpleEngine:
+        if self.closed:  # a match stopping (Ctrl-C) closes its players under the games still running
+            raise chess.engine.EngineError("the player is closed")
         if self.engine is None:
             command = list(self.command)
             command[0] = find_engine_binary(command[0]) or command[0]
-            popen = chess.engine.SimpleEngine.popen_uci if self.protocol == "uci" else \
-                chess.engine.SimpleEngine.popen_xboard
-            self.engine = popen(command, timeout=30)
+            self.engine = open_engine(command, self.protocol)
             if self.options:
                 self.engine.configure(self.options)
         return self.engine
@@ -124,6 +135,9 @@ class ExternalPlayer:
             pass
 
     def close(self) -> None:
+        """Quit the engine for good: a closed player starts no other (one a worker still runs
+        when its process ends is left behind, and GNU Chess then spins on a core)."""
+        self.closed = True
         if self.engine is not None:
             try:
                 self.engine.quit()

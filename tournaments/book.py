@@ -20,7 +20,7 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from players.external import find_engine_binary
+from players.external import find_engine_binary, open_engine
 
 MATE_CP = 100_000
 
@@ -84,7 +84,7 @@ def make_book(plan: BookPlan, progress: bool = True) -> int:
     # where an uninterrupted run would: every analysis starts from a cleared hash (a new game).
     rng = random.Random(plan.seed)
     bar = tqdm(total=plan.count, initial=min(len(have), plan.count), unit="opening", disable=not progress)
-    engine = chess.engine.SimpleEngine.popen_uci(binary)
+    engine = open_engine(binary)
     try:
         engine.configure({"Threads": 1, "Hash": 16})
         with plan.out.open("a") as out:

@@ -26,7 +26,7 @@ import chess.pgn
 
 from concilio.cluster import Resident, map_as_completed, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
-from players.external import find_engine_binary
+from players.external import find_engine_binary, open_engine
 from players.result import SearchLimits
 from .label_store import MATE_SCORE, Label, LabelStore, move_points
 from .opening_record import OPCODE, Opening, format_opening
@@ -137,7 +137,7 @@ def pgn_positions(path: Path, per_game: int, seed: int, done: set[str],
 # --- labels -----------------------------------------------------------------------------------------
 
 def _open_engine(engine: str, options: dict, hash_mb: int) -> chess.engine.SimpleEngine:
-    handle = chess.engine.SimpleEngine.popen_uci(find_engine_binary(engine), timeout=30)
+    handle = open_engine(find_engine_binary(engine))
     wanted = {"Threads": 1, "Hash": hash_mb, **options}
     handle.configure({k: v for k, v in wanted.items() if k in handle.options})
     return handle
@@ -250,23 +250,22 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
             client = cluster.client
         try:
             if games_todo:
-                bar = tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress)
                 tasks = [(s, o.start_fen, plan.budgets, plan.per_game) for s, o in games_todo.items()]
-                for seed, positions in map_as_completed(client, selfplay_game, tasks, key=0, log=log):
-                    positions_added += store.add_source(f"selfplay:{seed}", positions, games_todo[seed])
-                    bar.update(1)
-                bar.close()
+                with tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress) as bar:
+                    for seed, positions in map_as_completed(client, selfplay_game, tasks, key=0, log=log):
+                        positions_added += store.add_source(f"selfplay:{seed}", positions, games_todo[seed])
+                        bar.update(1)
             todo = store.unlabelled()
             labels_added = 0
             if todo:
                 batches = [tuple(todo[i:i + LABEL_BATCH]) for i in range(0, len(todo), LABEL_BATCH)]
-                bar = tqdm(total=len(todo), unit="position", desc="labels", disable=not progress, smoothing=0.05)
                 tasks = [(plan.engine, plan.options, plan.hash_mb, b, plan.nodes, plan.multipv, plan.engine_id)
                          for b in batches]
-                for _, labels in map_as_completed(client, label_batch, tasks, key=3, log=log):
-                    labels_added += store.add_labels(labels)
-                    bar.update(len(labels))
-                bar.close()
+                with tqdm(total=len(todo), unit="position", desc="labels", disable=not progress,
+                          smoothing=0.05) as bar:
+                    for _, labels in map_as_completed(client, label_batch, tasks, key=3, log=log):
+                        labels_added += store.add_labels(labels)
+                        bar.update(len(labels))
         finally:
             run_everywhere(client, close_engines)
             if cluster is not None:

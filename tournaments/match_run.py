@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from concilio.cluster import Resident, open_cluster, run_everywhere
+from concilio.cluster import Resident, cancel_pending, open_cluster, run_everywhere
 from concilio.errors import ConcilioError
 from players.player import Player
 from .elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
@@ -241,6 +241,7 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
     if cluster is not None:
         client = cluster.client
     stopped = False
+    futures = []
     try:
         futures = [client.submit(play_game_task, s, config.entry(s.white), config.entry(s.black), config,
                                  pure=False, key=f"game-{config.name}-{s.id}") for s in todo]
@@ -253,9 +254,9 @@ def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[G
                 continue
             if finish(record):
                 stopped = True
-                client.cancel(futures)
                 break
     finally:
+        cancel_pending(client, futures)  # no game starts once its players are closed
         run_everywhere(client, close_players)
         if cluster is not None:
             cluster.close()

@@ -145,13 +145,15 @@ def timed_search(runner, variant: DecompositionConfig, options: SearcherConfig, 
     workers' searchers and the table are freed afterwards, outside the timing."""
     if variant.shared_table:
         options = replace(options, table=runner.new_table(table, options.hash_mb))
-    master = Master(runner, options, key, **variant.master_options())
-    started = time.perf_counter()
-    result = iterate(master, variant.algorithm, fen, (), depth, variant.tt_exchange)
-    seconds = time.perf_counter() - started
-    runner.drop_prefix(key)
-    if options.table:
-        runner.release_table(options.table)
+    try:
+        master = Master(runner, options, key, **variant.master_options())
+        started = time.perf_counter()
+        result = iterate(master, variant.algorithm, fen, (), depth, variant.tt_exchange)
+        seconds = time.perf_counter() - started
+    finally:  # after a Ctrl-C too: a shared table's name would outlive the run in /dev/shm
+        runner.drop_prefix(key)
+        if options.table:
+            runner.release_table(options.table)
     return result, seconds
 
 
