@@ -1,10 +1,11 @@
 """The learned selection criterion: a model that ranks an ensemble's candidate moves by
 the probability that each is a best move, from the features of ``ensemble.features``.
 
-Models are fitted with cross-validation grouped by position (a position's candidates
-never sit on both sides of a split, or the model would be scored on what it saw), the
-better of a regularised logistic regression and gradient-boosted trees is kept, and it
-is saved with joblib together with its feature list and how it was chosen.  A model
+Models are fitted with cross-validation grouped by game (positions of one game are alike,
+so a game's positions never sit on both sides of a split, or the model would be scored on
+what it nearly saw), the better of a regularised logistic regression and gradient-boosted
+trees is kept, and it is saved with joblib together with its feature list and how it was
+chosen.  A model
 file is a pickle: load only files you made or trust.
 """
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ class LearnedModel:
     features: tuple[str, ...] = FEATURES
     trained_on: str = ""  # which suites and players
     positions: int = 0
+    games: int = 0  # the cross-validation's groups: no game sits on both sides of a fold
     rows: int = 0
     cv: dict[str, dict[str, float]] = field(default_factory=dict)  # kind -> {"val": ..., "val_sd": ...}
     importances: list[tuple[str, float]] = field(default_factory=list)  # permutation importance, largest first
@@ -154,30 +156,42 @@ def chosen_share(probabilities: Sequence[float], groups: Sequence[int], solved: 
     return sum(top.values()) / len(top) if top else math.nan
 
 
+def grouped_folds(games: Sequence[Hashable], n: int = FOLDS) -> list:
+    """(train, test) index arrays of ``n``-fold cross-validation in which every game's items
+    (``games[k]``: the game of item k) fall on one side of every fold: positions of one
+    game share pieces, plans and often the best move's pattern, so a fold that trained on
+    a game's other positions would score the model on what it nearly saw."""
+    import numpy as np
+    from sklearn.model_selection import GroupKFold
+    labels = np.asarray([str(g) for g in games])
+    return list(GroupKFold(n_splits=n).split(np.zeros(len(labels)), groups=labels))
+
+
 def fit_model(rows: Sequence[Sequence[float]], groups: Sequence[int], solved: Sequence[bool],
-              positions: Sequence[int], *, trained_on: str = "", seed: int = 0) -> tuple[LearnedModel, list[float]]:
-    """Choose between the estimators by Val under cross-validation grouped by position
-    (``positions[k]``: the position of row k; ``groups[k]``: its decision, one position
+              games: Sequence[Hashable], *, positions: int = 0, trained_on: str = "",
+              seed: int = 0) -> tuple[LearnedModel, list[float]]:
+    """Choose between the estimators by Val under cross-validation grouped by game
+    (``games[k]``: the game of row k's position; ``groups[k]``: its decision, one position
     and one ensemble), refit the chosen one on everything, and measure which features
-    it relies on (permutation importance on a held-out fold).
+    it relies on (permutation importance on a held-out fold).  ``positions``: how many
+    positions the rows come from, for the record.
 
     Also returns every row's held-out rank: the chosen estimator's probability from the
-    fold that did not see the row's position, the honest score on the training data."""
+    fold that did not see the row's game, the honest score on the training data."""
     import numpy as np
     from sklearn.base import clone
     from sklearn.inspection import permutation_importance
-    from sklearn.model_selection import GroupKFold
 
     raw = np.asarray(rows, dtype=float)
     empty = tuple(int(i) for i in np.flatnonzero(np.isnan(raw).all(axis=0))) if len(raw) else ()
     x = _matrix(raw, empty)
     y = np.asarray(solved, dtype=int)
     g = np.asarray(groups)
-    pos = np.asarray(positions)
-    if len(set(pos.tolist())) < FOLDS or y.min() == y.max():
-        raise LearnedModelError(f"learned criterion: too little to learn from ({len(set(pos.tolist()))} positions, "
+    n_games = len({str(game) for game in games})
+    if n_games < FOLDS or y.min() == y.max():
+        raise LearnedModelError(f"learned criterion: too little to learn from ({n_games} games, "
                                 f"{int(y.sum())} of {len(y)} candidates solve)")
-    folds = list(GroupKFold(n_splits=FOLDS).split(x, y, pos))
+    folds = grouped_folds(games)
     cv: dict[str, dict[str, float]] = {}
     held_out: dict[str, np.ndarray] = {}
     for kind, estimator in _estimators(seed).items():
@@ -194,6 +208,6 @@ def fit_model(rows: Sequence[Sequence[float]], groups: Sequence[int], solved: Se
     imp = permutation_importance(probe, x[test], y[test], scoring="roc_auc", n_repeats=5, random_state=seed)
     importances = sorted(zip(FEATURES, (float(v) for v in imp.importances_mean)), key=lambda fv: -fv[1])
     final = clone(_estimators(seed)[kind]).fit(x, y)
-    model = LearnedModel(final, kind, FEATURES, trained_on, len(set(pos.tolist())), len(y), cv, importances, empty)
+    model = LearnedModel(final, kind, FEATURES, trained_on, positions, n_games, len(y), cv, importances, empty)
     return model, held_out[kind].tolist()
 

@@ -1,5 +1,5 @@
 """Features of candidate moves on a hand-built decision, and the learned criterion:
-fitting with grouped cross-validation, saving, loading, and naming a bad model file."""
+fitting with cross-validation grouped by game, saving, loading, and naming a bad model file."""
 import math
 import random
 
@@ -83,7 +83,7 @@ def synthetic(n_positions=300, seed=3):
     return rows, groups, solved, positions
 
 
-def test_fit_finds_the_informative_feature_and_cross_validates_by_position(tmp_path):
+def test_fit_finds_the_informative_feature_and_cross_validates_by_game(tmp_path):
     rows, groups, solved, positions = synthetic()
     model, held_out = fit_model(rows, groups, solved, positions, trained_on="synthetic")
     assert set(model.cv) == {"logistic", "trees"}
