@@ -13,6 +13,7 @@ from pathlib import Path
 from ensemble.dynamic import CONTEXT, DynamicWeights, fit_weights
 from ensemble.features import feature_matrix
 from ensemble.learned import LearnedModel, fit_model, top_per_group
+from ensemble.model_file import save_model
 from ensemble.selection import SelectionInput, select
 from .epd import Suite
 from .store import SearchStore
@@ -80,7 +81,7 @@ def train_selection(config: SuiteRunConfig, suites: list[Suite], store: SearchSt
     model, ranks = fit_model(rows, groups, solved, [games[g] for g in groups], positions=len(fen_games),
                              trained_on=f"{', '.join(learn.suites)} / {', '.join(p.name for p in players)}")
     majority = [select("majority", inp).move in won for inp, won in zip(inputs, solved_sets)]
-    path = model.save(learn.model)
+    path = save_model(model, learn.model)
     held_out = {("learned", *keys[g]): move for g, move in top_per_group(ranks, groups, moves).items()}
     weights, chosen = fit_weights(inputs, solved_sets, games, trained_on=model.trained_on)
     held_out.update({("dynamic", *key): move for key, move in zip(keys, chosen)})

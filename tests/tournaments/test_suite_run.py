@@ -179,8 +179,10 @@ def test_the_learned_criterion_never_trains_on_a_confirm_suite(tmp_path):
         load_suite_config(text=head + "learn: {suites: [c], players: [6b]}\n")
     with pytest.raises(ConfigError, match=r"criteria\[1\]: learned: give model: FILE, or a learn block"):
         load_suite_config(text=head)
-    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
-    assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.joblib"
+    with pytest.raises(ConfigError, match=r"learn.model: the trained model is saved as plain JSON"):
+        load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
+    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.json}\n")
+    assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.json"
 
 
 def _learning_positions(n_games=15, per_game=4, seed=1):
@@ -232,7 +234,7 @@ def _learning_config(tmp_path, criteria="majority, learned, dynamic"):
         f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
         f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
         f"players: {{ensembles: [3b], full: false}}\nbudget: {{nodes: 500}}\ncriteria: [{criteria}]\n"
-        f"learn: {{suites: [train], model: {tmp_path / 'm.joblib'}}}\n"))
+        f"learn: {{suites: [train], model: {tmp_path / 'm.json'}}}\n"))
 
 
 def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_path, monkeypatch):
