@@ -245,9 +245,10 @@ def _trees_data(data: Mapping[str, Any], n_features: int) -> TreesRanker:
         where = f"ranker.trees[{t}]"
         if not isinstance(tree, Mapping):
             raise RankerDataError(f"{where} must be a mapping")
-        n = len(_field(tree, "feature", where)) if isinstance(tree.get("feature"), list) else 0
-        if n == 0:
+        feature = _field(tree, "feature", where)
+        if not isinstance(feature, list) or not feature:
             raise RankerDataError(f"{where}.feature must be a non-empty list")
+        n = len(feature)
         arrays = {k: _numbers(_field(tree, k, where), f"{where}.{k}", n, integer=k != "value")
                   for k in TREE_FIELDS if k != "threshold"}
         thresholds = _field(tree, "threshold", where)

@@ -107,6 +107,10 @@ def tamper_field(data):
     del data["ranker"]
 
 
+def tamper_tree_field(data):
+    del data["ranker"]["trees"][3]["feature"]
+
+
 def tamper_child(data):
     data["ranker"]["trees"][0]["left"][0] = 0  # the root's left child is the root: a loop
 
@@ -129,6 +133,7 @@ def tamper_names(data):
 
 @pytest.mark.parametrize("tamper, reason", [
     (tamper_field, "missing field.s. ranker"),
+    (tamper_tree_field, r"trees\[3\] has no field 'feature'"),
     (tamper_child, r"trees\[0\].left points outside the tree or back up it"),
     (tamper_threshold, r"trees\[1\].threshold holds a number that is not finite"),
     (tamper_leaves, r"trees\[2\].value must be a list of \d+ numbers"),
