@@ -387,7 +387,7 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
         src.problem(path + ((bad,) if bad else ()), str(exc))
         return SelectionConfig()
     if criterion in ("learned", "dynamic"):
-        model = resolve_model(src, merged["model"], path + ("model",), criterion)
+        model = resolve_model(src, merged["model"], path + ("model",), criterion, bool(merged.get("allow_pickle")))
         if model is None:
             return SelectionConfig()
         merged["model"] = model
@@ -399,12 +399,14 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
     return SelectionConfig(criterion, merged)
 
 
-def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = "learned") -> str | None:
+def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = "learned",
+                  allow_pickle: bool = False) -> str | None:
     """A trained criterion's model file, found like any file a config names (the
     config's folder, the current directory, ``data:`` for a packaged one) and loaded
-    once here, so that a missing or foreign file is named with its line."""
+    once here, so that a missing or foreign file (or a pickle without ``allow_pickle``)
+    is named with its line."""
     from .dynamic import DynamicModelError, load_weights
-    from .learned import LearnedModelError, load_model
+    from .model_file import LearnedModelError, load_model
     if not isinstance(name, str) or not name:
         src.problem(path, f"the {criterion} criterion needs model: FILE (a model that concilio suite trained)")
         return None
@@ -414,7 +416,7 @@ def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = 
         src.problem(path, f"no such model file: {name}")
         return None
     try:
-        load_model(found) if criterion == "learned" else load_weights(found)
+        load_model(found, allow_pickle) if criterion == "learned" else load_weights(found)
     except (LearnedModelError, DynamicModelError) as exc:
         src.problem(path, str(exc))
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from concilio.errors import ConcilioError
 from evaluation.spec import CATEGORIES
 
 from .features import game_phase
-from .learned import top_per_group
+from .learned import grouped_folds, top_per_group
 from .selection import SelectionInput
 
 CONTEXT = ("bias", "phase", "king_danger", "closed", "imbalance")
@@ -124,15 +124,15 @@ def dynamic(inp: SelectionInput, model: str | DynamicWeights | None = None) -> d
 
 # --- fitting ----------------------------------------------------------------------------------------
 
-def fit_weights(inputs: Sequence[SelectionInput], solved: Sequence[set[str]], positions: Sequence[int], *,
+def fit_weights(inputs: Sequence[SelectionInput], solved: Sequence[set[str]], games: Sequence[Hashable], *,
                 penalty: float = 1.0, trained_on: str = "") -> tuple[DynamicWeights, list[str]]:
     """Fit theta on the decisions (``solved[d]``: decision d's best moves among its
-    candidates); decisions where every or no candidate solves carry no information and
-    are left out.  Returns the weights fitted on everything, and each decision's move
-    chosen by weights fitted on the folds that did not see its position (grouped 5-fold)."""
+    candidates; ``games[d]``: the game of its position); decisions where every or no
+    candidate solves carry no information and are left out.  Returns the weights fitted
+    on everything, and each decision's move chosen by weights fitted on the folds that did
+    not see its game (5-fold, grouped by game as the learned criterion is)."""
     import numpy as np
     from scipy.optimize import minimize
-    from sklearn.model_selection import GroupKFold
 
     masks, contexts, ballot_dec, ballot_cand, cand_dec, cand_solved, cand_moves = [], [], [], [], [], [], []
     for d, (inp, best) in enumerate(zip(inputs, solved)):
@@ -176,9 +176,8 @@ def fit_weights(inputs: Sequence[SelectionInput], solved: Sequence[set[str]], po
         top = top_per_group(values(theta).tolist(), cand_dec, cand_moves)
         return [top[d] for d in range(n_dec)]
 
-    pos = np.asarray(positions)
     chosen: list[str] = [""] * n_dec
-    for train, test in GroupKFold(n_splits=5).split(np.zeros(n_dec), groups=pos):
+    for train, test in grouped_folds(games):
         mask = np.zeros(n_dec, bool)
         mask[train] = True
         fold_moves = choose(fit(mask))

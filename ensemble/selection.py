@@ -232,10 +232,10 @@ def thread_vote(inp: SelectionInput, c: float = 14) -> dict[str, float]:
     return values
 
 
-def learned(inp: SelectionInput, model: object = None) -> dict[str, float]:
+def learned(inp: SelectionInput, model: object = None, allow_pickle: bool = False) -> dict[str, float]:
     """A trained model's probability that each candidate is a best move (``ensemble.learned``)."""
     from .learned import learned as rank
-    return rank(inp, model)  # type: ignore[arg-type]
+    return rank(inp, model, allow_pickle)  # type: ignore[arg-type]
 
 
 def dynamic(inp: SelectionInput, model: object = None) -> dict[str, float]:
@@ -264,8 +264,9 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("optimistic", optimistic, {"seed": 0}, doc="the move of the instance whose own score is highest"),
     Criterion("thread_vote", thread_vote, {"c": 14, "seed": 0},
               doc="Stockfish's thread vote: Σ (score − min score + c) × depth"),
-    Criterion("learned", learned, {"model": None, "seed": 0}, needs_evidence=True,
-              doc="a trained model ranks the candidates (model: FILE, made by concilio suite's learn block)"),
+    Criterion("learned", learned, {"model": None, "allow_pickle": False, "seed": 0}, needs_evidence=True,
+              doc="a trained model ranks the candidates (model: FILE.json, made by concilio suite's learn block; "
+                  "allow_pickle: true reads an old joblib model you trust)"),
     Criterion("dynamic", dynamic, {"model": None, "seed": 0},
               doc="instance weights fitted as functions of phase, king danger, closed pawns, imbalance "
                   "(model: FILE.json, made by concilio suite's learn block)"),
@@ -311,6 +312,8 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
                 raise SelectionError(f"{name}: {numeric} must be a positive number, got {v!r}")
     if name in ("posterior", "posterior_simplified") and not isinstance(merged["depth"], int):
         raise SelectionError(f"{name}: depth must be an integer, got {merged['depth']!r}")
+    if name == "learned" and not isinstance(merged["allow_pickle"], bool):
+        raise SelectionError(f"learned: allow_pickle must be true or false, got {merged['allow_pickle']!r}")
     if name in ("learned", "dynamic") and merged["model"] is not None and not isinstance(merged["model"], str):
         from .dynamic import DynamicWeights
         from .learned import LearnedModel

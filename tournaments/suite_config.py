@@ -13,7 +13,7 @@ which budget, which selection criteria, where the store and the report go::
     learn:                         # train the learned criterion on these suites (never a confirm suite)
       suites: [train]
       players: [3b, 6b]            # whose decisions it learns from (default: every ensemble)
-      model: models/selection.joblib
+      model: models/selection.json
     store: results/thesis.sqlite   # relative to the repository root
     report: reports/thesis
     workers: 2
@@ -29,7 +29,7 @@ from typing import Any
 from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
                              load_checked)
 from concilio.resources import resolve_data_reference
-from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config
+from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config, resolve_model
 from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
@@ -182,7 +182,9 @@ def _learn(src: YamlSource, value: Any, suites: list[SuiteSource], players: list
             src.problem(path + ("players",), f"no ensemble named {name!r} in this run")
     if not ensembles:
         src.problem(path, "the learned criterion learns from ensembles; this run has none")
-    model = Path(str(data.get("model", f"models/{src.name and Path(src.name).stem or 'selection'}.joblib")))
+    model = Path(str(data.get("model", f"models/{src.name and Path(src.name).stem or 'selection'}.json")))
+    if model.suffix != ".json":
+        src.problem(path + ("model",), f"the trained model is saved as plain JSON: name it FILE.json, not {model}")
     return LearnConfig(tuple(names), tuple(chosen), model)
 
 
@@ -294,7 +296,6 @@ def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
         src.problem(("criteria",), "expected a non-empty list of selection criteria")
         return []
     out = []
-    folder = Path(src.name).resolve().parent if Path(src.name).is_file() else Path.cwd()
     for i, item in enumerate(value):
         path: FieldPath = ("criteria", i)
         if isinstance(item, str):
@@ -310,10 +311,9 @@ def _criteria(src: YamlSource, value: Any) -> list[CriterionSpec]:
             src.problem(path, str(exc))
             continue
         if name in ("learned", "dynamic") and merged.get("model") is not None:
-            found = resolve_data_reference(str(merged["model"]), folder)
+            found = resolve_model(src, merged["model"], path + ("model",), str(name), bool(merged.get("allow_pickle")))
             if found is None:
-                src.problem(path + ("model",), f"no such model file: {merged['model']}")
                 continue
-            merged["model"] = str(found)
+            merged["model"] = found
         out.append(CriterionSpec(str(name), merged))
     return out

@@ -91,7 +91,7 @@ def format_outcome(outcome: SuiteRunOutcome) -> str:
         t = outcome.training
         cv = ", ".join(f"{kind} {v['val']:.3f}" for kind, v in t.model.cv.items())
         top = ", ".join(f"{name} {value:.3f}" for name, value in t.model.importances[:6])
-        text += (f"\n\nLearned criterion: trained on {', '.join(t.suites)} ({t.decisions} decisions); grouped CV Val "
+        text += (f"\n\nLearned criterion: trained on {', '.join(t.suites)} ({t.decisions} decisions); CV Val grouped by game "
                  f"{cv} (kept {t.model.kind}; majority {t.majority_val:.3f}); saved {t.path}\nFeatures that matter: {top}"
-                 f"\nDynamic criterion: grouped CV Val {t.dynamic.cv_val:.3f}; saved {t.files['dynamic']}")
+                 f"\nDynamic criterion: CV Val grouped by game {t.dynamic.cv_val:.3f}; saved {t.files['dynamic']}")
     return text

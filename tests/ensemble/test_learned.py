@@ -1,5 +1,5 @@
 """Features of candidate moves on a hand-built decision, and the learned criterion:
-fitting with grouped cross-validation, saving, loading, and naming a bad model file."""
+fitting with cross-validation grouped by game, saving, loading, and naming a bad model file."""
 import math
 import random
 
@@ -9,7 +9,8 @@ import pytest
 from concilio.config import ConfigError
 from ensemble.config import load_config
 from ensemble.features import FEATURES, candidate_features
-from ensemble.learned import LearnedModelError, chosen_share, fit_model, load_model
+from ensemble.learned import LearnedModelError, chosen_share, fit_model, grouped_folds
+from ensemble.model_file import load_model, save_model
 from ensemble.selection import Ballot, Evidence, SelectionInput, select
 from evaluation.spec import EvalSpec
 from players.result import SearchResult
@@ -83,7 +84,7 @@ def synthetic(n_positions=300, seed=3):
     return rows, groups, solved, positions
 
 
-def test_fit_finds_the_informative_feature_and_cross_validates_by_position(tmp_path):
+def test_fit_finds_the_informative_feature_and_cross_validates_by_game(tmp_path):
     rows, groups, solved, positions = synthetic()
     model, held_out = fit_model(rows, groups, solved, positions, trained_on="synthetic")
     assert set(model.cv) == {"logistic", "trees"}
@@ -93,7 +94,7 @@ def test_fit_finds_the_informative_feature_and_cross_validates_by_position(tmp_p
     assert chosen_share(held_out, groups, solved) == pytest.approx(model.cv[model.kind]["val"], abs=0.05)
     # features never known in training (all NaN there) are read as 0, not refused
     assert FEATURES.index("margin_max") not in model.empty
-    path = model.save(tmp_path / "m.joblib")
+    path = save_model(model, tmp_path / "m.json")
     loaded = load_model(path)
     assert loaded.kind == model.kind and loaded.rank(rows[:3]) == pytest.approx(model.rank(rows[:3]))
 
@@ -101,7 +102,7 @@ def test_fit_finds_the_informative_feature_and_cross_validates_by_position(tmp_p
 def test_the_learned_criterion_plays_the_top_ranked_candidate(tmp_path):
     rows, groups, solved, positions = synthetic()
     model, _ = fit_model(rows, groups, solved, positions)
-    path = model.save(tmp_path / "m.joblib")
+    path = save_model(model, tmp_path / "m.json")
     # e7e5 has more votes; c7c5's voter gained 2 pawns over its own root view
     ballots = (ballot("MB", "e7e5", score=0), ballot("MX", "e7e5", score=0), ballot("MK", "c7c5", score=200))
     evidence = Evidence((0, 0, 0), ((0,) * 3,) * 3, (0,) * 7, ((0,) * 7,) * 3)
@@ -111,40 +112,6 @@ def test_the_learned_criterion_plays_the_top_ranked_candidate(tmp_path):
     assert chosen.move == "c7c5" and chosen.values["c7c5"] > chosen.values["e7e5"]
 
 
-def _openmp_threads() -> set[int]:
-    """The thread counts of the OpenMP runtimes loaded in this process."""
-    from threadpoolctl import threadpool_info
-    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"}
-
-
-class _ThreadCountingEstimator:
-    """Records how many OpenMP threads scikit-learn would use while it predicts."""
-
-    def __init__(self):
-        self.seen = []
-
-    def predict_proba(self, x):
-        import numpy as np
-        self.seen.append(_openmp_threads())
-        return np.tile([0.5, 0.5], (len(x), 1))
-
-
-def test_ranking_runs_on_one_openmp_thread_and_restores_the_count():
-    """Tree prediction on the OpenMP pool cost 10x a one-thread prediction of a few rows
-    on a busy machine; the limit must hold inside the call and be undone after it."""
-    import sklearn.ensemble  # noqa: F401 - loads scikit-learn's OpenMP runtime
-    from threadpoolctl import threadpool_limits
-    from ensemble.learned import LearnedModel
-    with threadpool_limits(limits=2, user_api="openmp"):
-        before = _openmp_threads()
-        assert before == {2}, "no OpenMP runtime loaded: the test would prove nothing"
-        estimator = _ThreadCountingEstimator()
-        model = LearnedModel(estimator, "trees")
-        assert model.rank([[0.0] * len(FEATURES)] * 3) == [0.5, 0.5, 0.5]
-        assert estimator.seen == [{1}]
-        assert _openmp_threads() == before
-
-
 def test_too_little_to_learn_from_is_named():
     rows, groups, solved, positions = synthetic(3)
     with pytest.raises(LearnedModelError, match="too little to learn from"):
@@ -152,13 +119,13 @@ def test_too_little_to_learn_from_is_named():
 
 
 def test_an_ensemble_file_names_a_missing_or_foreign_model(tmp_path):
-    text = "instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: nowhere.joblib}\n"
-    with pytest.raises(ConfigError, match=r"<text>:2: selection.model: no such model file: nowhere.joblib"):
+    text = "instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: nowhere.json}\n"
+    with pytest.raises(ConfigError, match=r"<text>:2: selection.model: no such model file: nowhere.json"):
         load_config(text=text)
-    (tmp_path / "bad.joblib").write_text("not a model")
+    (tmp_path / "bad.json").write_text('{"format": 2, "kind": "trees"}')
     path = tmp_path / "e.yaml"
-    path.write_text(text.replace("nowhere.joblib", "bad.joblib"))
-    with pytest.raises(ConfigError, match="bad.joblib is not a readable model"):
+    path.write_text(text.replace("nowhere.json", "bad.json"))
+    with pytest.raises(ConfigError, match="bad.json is not a Concilio model file: missing field"):
         load_config(path)
     path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned}\n")
     with pytest.raises(ConfigError, match="needs model: FILE"):
@@ -167,11 +134,11 @@ def test_an_ensemble_file_names_a_missing_or_foreign_model(tmp_path):
 
 def test_an_ensemble_file_finds_its_model_beside_it(tmp_path):
     rows, groups, solved, positions = synthetic()
-    fit_model(rows, groups, solved, positions)[0].save(tmp_path / "m.joblib")
+    save_model(fit_model(rows, groups, solved, positions)[0], tmp_path / "m.json")
     path = tmp_path / "e.yaml"
-    path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: m.joblib}\n")
+    path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: m.json}\n")
     config = load_config(path)
-    assert config.selection.params["model"] == str(tmp_path / "m.joblib")
+    assert config.selection.params["model"] == str(tmp_path / "m.json")
 
 
 # --- the dynamic criterion ----------------------------------------------------------------------

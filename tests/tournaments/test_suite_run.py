@@ -179,48 +179,45 @@ def test_the_learned_criterion_never_trains_on_a_confirm_suite(tmp_path):
         load_suite_config(text=head + "learn: {suites: [c], players: [6b]}\n")
     with pytest.raises(ConfigError, match=r"criteria\[1\]: learned: give model: FILE, or a learn block"):
         load_suite_config(text=head)
-    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
-    assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.joblib"
+    with pytest.raises(ConfigError, match=r"learn.model: the trained model is saved as plain JSON"):
+        load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
+    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.json}\n")
+    assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.json"
 
 
-def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_path, monkeypatch):
-    """The whole path on a stubbed store: train on one suite, score held-out there and
-    with the saved model on another."""
+def _learning_positions(n_games=15, per_game=4, seed=1):
+    """Positions of ``n_games`` self-play games (``c1``-style sources, ``per_game`` each), two
+    candidates apiece, and every position's three ballots: the instance whose search gained
+    most found the best move, in every position."""
     import random
 
+    from tournaments.epd import SuitePosition
+
+    rng = random.Random(seed)
+    positions, decisions, seen = [], {}, set()
+    for game in range(n_games):
+        board, ply = chess.Board(), 0
+        while sum(p.game == f"selfplay:{game}" for p in positions) < per_game:
+            board.push(rng.choice(list(board.legal_moves)))
+            ply += 1
+            if board.is_game_over():
+                board = chess.Board()
+            elif board.legal_moves.count() >= 3 and board.fen() not in seen:
+                seen.add(board.fen())
+                moves = [m.uci() for m in list(board.legal_moves)[:2]]
+                best = rng.choice(moves)
+                positions.append(SuitePosition(board.fen(), (best,), source=f"selfplay:{game}:{ply}"))
+                decisions[board.fen()] = [(m, 300 if m == best else 0) for m in moves] + [(moves[0], 0)]
+    return positions, decisions
+
+
+def _stub_store_view(monkeypatch, decisions):
+    """Stored searches answer from ``decisions`` (fen -> (move, score) per instance)."""
     from ensemble.selection import Ballot
-    from tournaments import suite_learning, suite_metrics
+    from tournaments import suite_metrics
 
     def result(move, score):
         return SearchResult(move, score, None, (move,), 6, 20, 20, 6, 500, 0.01, (), "", None)
-    from tournaments.epd import Suite, SuitePosition
-    from tournaments.store import SearchStore
-
-    rng = random.Random(1)
-    boards = []
-    board = chess.Board()
-    while len(boards) < 60:  # distinct positions with at least three legal moves
-        board.push(rng.choice(list(board.legal_moves)))
-        if board.is_game_over():
-            board = chess.Board()
-        elif board.legal_moves.count() >= 3 and board.fen() not in boards:
-            boards.append(board.fen())
-    positions = []
-    decisions = {}
-    for fen in boards:
-        moves = [m.uci() for m in list(chess.Board(fen).legal_moves)[:2]]
-        best = rng.choice(moves)
-        positions.append(SuitePosition(fen, (best,)))
-        # the instance whose search gained most found the best move, in every position
-        decisions[fen] = [(m, 300 if m == best else 0) for m in moves] + [(moves[0], 0)]
-    train = Suite("train", "", positions[:40], [])
-    other = Suite("other", "", positions[40:], [])
-    (tmp_path / "s.epd").write_text(EPD)
-    config = load_suite_config(text=(
-        f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
-        f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
-        "players: {ensembles: [3b], full: false}\nbudget: {nodes: 500}\ncriteria: [majority, learned, dynamic]\n"
-        f"learn: {{suites: [train], model: {tmp_path / 'm.joblib'}}}\n"))
 
     def fake_decisions(self, player, suite):
         ballots = [tuple(Ballot(inst.label, inst.spec, result(move, score))
@@ -229,9 +226,32 @@ def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_p
 
     monkeypatch.setattr(suite_metrics.StoreView, "decisions", fake_decisions)
     monkeypatch.setattr(suite_metrics.StoreView, "evidence", lambda self, fen, ballots, stored: Evidence())
+
+
+def _learning_config(tmp_path, criteria="majority, learned, dynamic"):
+    (tmp_path / "s.epd").write_text(EPD)
+    return load_suite_config(text=(
+        f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
+        f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
+        f"players: {{ensembles: [3b], full: false}}\nbudget: {{nodes: 500}}\ncriteria: [{criteria}]\n"
+        f"learn: {{suites: [train], model: {tmp_path / 'm.json'}}}\n"))
+
+
+def test_a_learned_criterion_is_trained_and_held_out_on_its_training_suite(tmp_path, monkeypatch):
+    """The whole path on a stubbed store: train on one suite, score held-out there and
+    with the saved model on another."""
+    from tournaments import suite_learning, suite_metrics
+    from tournaments.epd import Suite
+
+    positions, decisions = _learning_positions()
+    train = Suite("train", "", positions[:40], [])
+    other = Suite("other", "", positions[40:], [])
+    config = _learning_config(tmp_path)
+    _stub_store_view(monkeypatch, decisions)
     with SearchStore(tmp_path / "store.sqlite") as store:
         training = suite_learning.train_selection(config, [train, other], store)
         assert training.decisions == 40 and training.path.exists() and training.dynamic_path.exists()
+        assert training.model.games == 10 and training.model.positions == 40
         assert set(training.held_out) == {(c, "train", "3b", p.fen) for p in train.positions
                                           for c in ("learned", "dynamic")}
         files = {k: str(v) for k, v in training.files.items()}
@@ -258,3 +278,42 @@ def test_unreadable_suite_lines_are_named_in_one_warning(tmp_path):
     assert len(suites[0].positions) == 4
     assert len(warnings) == 1 and warnings[0].startswith(f"{suite}: 2 unreadable lines left out: ")
     assert "line 5: not an EPD record" in warnings[0] and "line 6: illegal san: 'Ke2'" in warnings[0]
+
+
+def test_cross_validation_never_puts_one_game_on_both_sides_of_a_fold(tmp_path, monkeypatch):
+    """The training set's games reach both fits: in every fold of the learned and the
+    dynamic criterion, a game's positions are all trained on or all held out.  (Grouped
+    by position, as before, a game's four positions fell into different folds.)"""
+    from ensemble import dynamic, learned
+    from ensemble.features import feature_matrix
+    from tournaments import suite_learning
+    from tournaments.epd import Suite
+
+    positions, decisions = _learning_positions()
+    game_of = {p.fen: p.game for p in positions}
+    _stub_store_view(monkeypatch, decisions)
+    seen, folds_used = {}, []
+
+    def spy_features(inputs):
+        rows, groups, moves = feature_matrix(inputs)
+        seen.update(inputs=inputs, groups=groups)
+        return rows, groups, moves
+
+    def spy_folds(games, n=learned.FOLDS):
+        folds = real_folds(games, n)
+        folds_used.append(folds)
+        return folds
+
+    real_folds = learned.grouped_folds
+    monkeypatch.setattr(suite_learning, "feature_matrix", spy_features)
+    monkeypatch.setattr(learned, "grouped_folds", spy_folds)
+    monkeypatch.setattr(dynamic, "grouped_folds", spy_folds)
+    with SearchStore(tmp_path / "store.sqlite") as store:
+        suite_learning.train_selection(_learning_config(tmp_path), [Suite("train", "", positions, [])], store)
+    decision_games = [game_of[inp.key] for inp in seen["inputs"]]
+    row_games = [decision_games[g] for g in seen["groups"]]
+    assert len(folds_used) == 2  # the learned criterion's rows, then the dynamic criterion's decisions
+    for games, folds in zip((row_games, decision_games), folds_used):
+        assert len(folds) == learned.FOLDS and sorted(i for _, test in folds for i in test) == list(range(len(games)))
+        for train, test in folds:
+            assert not {games[i] for i in train} & {games[i] for i in test}
