@@ -217,14 +217,20 @@ def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
     assert outcome.played == 1 and len(outcome.records) == 2
 
 
-def test_bad_match_files_are_named(tmp_path):
+def problems(tmp_path, text: str) -> str:
+    """What loading a match file of ``text`` (``tmp_path/bad.yaml``) reports."""
     from concilio.config import ConfigError
-    path = tmp_path / "bad.yaml"
-    path.write_text("players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
-                    "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\nsprt: {elo0: 5, elo1: 0}\n")
+    (tmp_path / "bad.yaml").write_text(text)
     with pytest.raises(ConfigError) as info:
-        load_match_config(path)
-    text = str(info.value)
+        load_match_config(tmp_path / "bad.yaml")
+    return str(info.value)
+
+
+def test_bad_match_files_are_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    text = problems(tmp_path, "players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
+                              "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\n"
+                              "sprt: {elo0: 5, elo1: 0}\n")
     assert f"{path}:1: players[0].instance: mask 'MQ'" in text
     assert "players[1].uci: expected the engine's command line" in text
     assert f"{path}:3: time_control: give exactly one of" in text
@@ -305,14 +311,9 @@ def test_a_player_can_have_its_own_budget(tmp_path):
 
 
 def test_a_bad_player_budget_names_its_field(tmp_path):
-    from concilio.config import ConfigError
-    path = tmp_path / "bad.yaml"
-    path.write_text("players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
-                    "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
-                    "time_control: {nodes: 100}\n")
-    with pytest.raises(ConfigError) as info:
-        load_match_config(path)
-    text = str(info.value)
+    text = problems(tmp_path, "players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
+                              "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
+                              "time_control: {nodes: 100}\n")
     assert "players[0].time_control: give exactly one of" in text
     assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
 
@@ -343,12 +344,8 @@ def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
 
 
 def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path):
-    from concilio.config import ConfigError
-    path = tmp_path / "bad.yaml"
-    path.write_text("players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
-                    "openings: {file: data:openings/8moves_v3-1000.epd, exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
-    with pytest.raises(ConfigError) as info:
-        load_match_config(path)
-    text = str(info.value)
+    text = problems(tmp_path, "players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
+                              "openings: {file: data:openings/8moves_v3-1000.epd, "
+                              "exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
     assert "openings.exclude[1]: no such file: nowhere.epd" in text
     assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text
