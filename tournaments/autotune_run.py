@@ -29,7 +29,8 @@ import yaml
 
 from ensemble.autotune import TuneResult, greedy_with_swaps
 from ensemble.config import InstanceConfig
-from ensemble.selection import Ballot, SelectionInput, select
+from ensemble.ballot import Ballot, SelectionInput
+from ensemble.selection import select
 from evaluation.spec import CATEGORIES, FULL_ENGINE
 from players.result import SearchLimits
 from .autotune_config import AutotuneConfig

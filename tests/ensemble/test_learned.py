@@ -11,7 +11,8 @@ from ensemble.config import load_config
 from ensemble.features import FEATURES, candidate_features
 from ensemble.learned import LearnedModelError, chosen_share, fit_model, grouped_folds
 from ensemble.model_file import load_model, save_model
-from ensemble.selection import Ballot, Evidence, SelectionInput, select
+from ensemble.ballot import Ballot, Evidence, SelectionInput
+from ensemble.selection import select
 from evaluation.spec import EvalSpec
 from players.result import SearchResult
 

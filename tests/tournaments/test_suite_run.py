@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from ensemble.evidence import PositionTerms
-from ensemble.selection import Evidence
+from ensemble.ballot import Evidence
 from players.result import SearchResult
 from tournaments.store import SearchStore, StoredSearch
 from tournaments.suite_config import instance_key, load_suite_config
@@ -213,7 +213,7 @@ def _learning_positions(n_games=15, per_game=4, seed=1):
 
 def _stub_store_view(monkeypatch, decisions):
     """Stored searches answer from ``decisions`` (fen -> (move, score) per instance)."""
-    from ensemble.selection import Ballot
+    from ensemble.ballot import Ballot
     from tournaments import suite_metrics
 
     def result(move, score):
