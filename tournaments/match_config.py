@@ -35,6 +35,9 @@ from concilio.resources import resolve_data_reference
 from ensemble.config import load_config as load_ensemble
 from ensemble.selection import SelectionError, check_params
 from evaluation.spec import EvalSpec, EvalSpecError
+from players.cascade.config import load_cascade
+from players.decomposition.config import load_decomposition
+
 from .adjudication import DrawRule, ResignRule
 from .books import read_book
 from .file_lines import DataFileError
@@ -219,8 +222,6 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
             out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
                                    distributed=distributed, workers=workers))
         elif kind in ("decomposition", "cascade"):
-            from players.cascade.config import load_cascade
-            from players.decomposition.config import load_decomposition
             try:
                 (load_decomposition if kind == "decomposition" else load_cascade)(str(data[kind]))
             except ConfigError as exc:
@@ -297,10 +298,8 @@ def _in_process(entry: PlayerEntry) -> bool:
     can run in parallel: everything but decomposition teams on Dask workers and cascades
     whose phases need them."""
     if entry.kind == "decomposition":
-        from players.decomposition.config import load_decomposition
         return load_decomposition(entry.decomposition).in_process
     if entry.kind == "cascade":
-        from players.cascade.config import load_cascade
         cascade = load_cascade(entry.cascade)
         return cascade.decomposition.in_process and cascade.ensemble.cluster.inline
     return True
