@@ -137,11 +137,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One ensemble decision: the instances, their answers, the criterion's values."""
     from dataclasses import replace
 
-    from ensemble.config import load_config
+    from ensemble.config import load_ensemble
     from ensemble.player import EnsemblePlayer
     from players.player import MoveLimits
     pos = _position(args.fen, args.moves)
-    config = load_config(args.config)
+    config = load_ensemble(args.config)
     if args.budget_mode:
         config = config.with_budget(replace(config.budget, mode=args.budget_mode))
     budget = config.budget
@@ -173,9 +173,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_suite(args: argparse.Namespace) -> int:
     """Score players and selection criteria on test suites (phase 1 searches, phase 2 metrics)."""
-    from tournaments.suite_config import load_suite_config
+    from tournaments.suite_config import load_suite
     from tournaments.suite_run import format_outcome, run_suite
-    config = load_suite_config(args.config)
+    config = load_suite(args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
@@ -189,9 +189,9 @@ def cmd_suite(args: argparse.Namespace) -> int:
 def cmd_autotune(args: argparse.Namespace) -> int:
     """Search a pool of instances for the ensemble that maximises the objective on training
     positions; write it as an ensemble YAML and judge it on held-out games and suites."""
-    from tournaments.autotune_config import load_autotune_config
+    from tournaments.autotune_config import load_autotune
     from tournaments.autotune_run import format_outcome, run_autotune
-    config = load_autotune_config(args.config)
+    config = load_autotune(args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
@@ -277,9 +277,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     """A match, gauntlet or round robin from a YAML file; resumes from its output folder."""
     from dataclasses import replace
 
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     from tournaments.match_run import run_match
-    config = load_match_config(args.config)
+    config = load_match(args.config)
     if args.concurrency:
         config = replace(config, concurrency=args.concurrency)
     if args.output:

@@ -1,5 +1,5 @@
 """Ensemble files: which instances, how they search, how the move is selected,
-the budget and the cluster.  ``load_config`` validates everything at once and
+the budget and the cluster.  ``load_ensemble`` validates everything at once and
 reports every problem with file, line and field path.
 
 A file either lists its instances::
@@ -41,7 +41,6 @@ from .model_file import LearnedModelError, load_model
 from .selection import CRITERIA as SELECTION_CRITERIA
 from .selection import SelectionError, check_params
 from concilio.config import (
-    find_config,
     ConfigError,
     FieldPath,
     YamlSource,
@@ -50,7 +49,7 @@ from concilio.config import (
     get_bool,
     get_int,
     get_number,
-    load_yaml,
+    load_checked,
 )
 
 TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
@@ -182,16 +181,9 @@ class EnsembleConfig:
         return replace(self, selection=SelectionConfig(criterion, check_params(criterion, params)))
 
 
-def load_config(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
+def load_ensemble(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
     """Read and validate an ensemble file; ``ConfigError`` lists every problem."""
-    if path is not None and text is None:
-        path = find_config(path, "ensembles")
-    source = load_yaml(path, text)
-    config = _parse(source)
-    if source.problems:
-        raise ConfigError(source.problems)
-    assert config is not None
-    return config
+    return load_checked(path, text, "ensembles", lambda src, folder, given: _parse(src))
 
 
 # --- validation -------------------------------------------------------------------------------

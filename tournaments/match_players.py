@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
 from ensemble.player import EnsemblePlayer
 from evaluation.spec import CATEGORIES, EvalSpec
 from players.cascade.config import load_cascade
@@ -51,7 +51,7 @@ class PlayerEntry:
             instance.warm_up()  # else numba's load (~3 s) falls inside the first timed move
             player = instance
         elif self.kind == "ensemble":
-            config = load_config(self.ensemble)
+            config = load_ensemble(self.ensemble)
             if self.selection:
                 params = dict(self.selection)
                 criterion = params.pop("criterion", config.selection.criterion)
