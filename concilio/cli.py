@@ -195,10 +195,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
-    try:
-        outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)  # AutotuneError: exit 2
     print(format_outcome(outcome))
     return 0
 
@@ -220,16 +217,11 @@ def cmd_book(args: argparse.Namespace) -> int:
     for reference in args.exclude:
         path = resolve_data_reference(reference, Path.cwd())
         if path is None:
-            print(f"concilio book: --exclude {reference}: no such file", file=sys.stderr)
-            return 2
+            raise UsageError(f"--exclude {reference}: no such file")
         exclude.append(path)
     plan = BookPlan(Path(args.out), args.openings, args.plies, args.depth, args.multipv, args.window, args.balance,
                     args.seed, args.engine, tuple(exclude))
-    try:
-        count = make_book(plan, progress=not args.quiet)
-    except FileNotFoundError as exc:
-        print(f"concilio book: {exc}", file=sys.stderr)
-        return 2
+    count = make_book(plan, progress=not args.quiet)  # EngineNotFoundError (a ConcilioError): exit 2
     print(f"{plan.out}: {count} openings")
     return 0
 
