@@ -24,7 +24,7 @@ from players.decomposition.runner import DaskRunner
 from tournaments.speedup import timed_search
 from players.result import SearchLimits
 from concilio.resources import data_file
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = data_file("suites/bratko-kopec.epd")
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N positions only")
     args = parser.parse_args()
     config = load_decomposition(args.config)
-    fens = [p.fen for p in load_suite(SUITE).positions][: args.limit]
+    fens = [p.fen for p in read_suite(SUITE).positions][: args.limit]
     runner = DaskRunner(config.workers, threads=config.threads)
     try:
         runs = []

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from concilio.resources import data_file
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 
 SUITES = data_file("suites")
 THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "MBXA", "MBKA", "MBKR", "MBPR",
@@ -28,7 +28,7 @@ THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "
 def load_cases(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[str, int]]]:
     """(fen, best moves in UCI, points per UCI move) per position, from the project's EPD loader
     (which repairs the shared files' quirks and reports the lines it cannot read)."""
-    suite = load_suite(path)
+    suite = read_suite(path)
     for line in suite.skipped:
         print(f"skipped {line}", file=sys.stderr)
     cases = [(p.fen, set(p.best), dict(p.points)) for p in suite.positions]

@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from concilio.resources import data_file
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 
 DEFAULT_ENGINES = ("full=concilio uci", "gnuchess=gnuchess --uci", "stockfish=stockfish")
 RATING_SLOPE, RATING_OFFSET = 44.523, -242.85
@@ -90,7 +90,7 @@ def main() -> int:
     parser.add_argument("--engine", action="append", default=None, metavar="NAME=COMMAND",
                         help=f"an engine to test (repeatable; default {', '.join(DEFAULT_ENGINES)})")
     args = parser.parse_args()
-    suite = load_suite(data_file("suites/sts-1-10.epd"))
+    suite = read_suite(data_file("suites/sts-1-10.epd"))
     for line in suite.skipped:
         print(f"skipped {line}", file=sys.stderr)
     # STS's themes come 100 positions each, in order (one theme's name is spelled two ways)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tournaments.match_config import load_match_config
+from tournaments.match_config import load_match
 from tournaments.match_run import read_records, summarise
 
 THESIS = {  # label: (simple, (white wins, black wins)), (generalised, ...)
@@ -23,7 +23,7 @@ THESIS = {  # label: (simple, (white wins, black wins)), (generalised, ...)
 
 
 def main(folder: str = "runs/thesis") -> int:
-    config = load_match_config("thesis")
+    config = load_match("thesis")
     records = read_records(Path(folder))
     summaries = {s.player: s for s in summarise(config, records)}
     print("| player | ours simple | W (white+black) | Elo [95%] | thesis simple | ours generalised | "

@@ -137,11 +137,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     """One ensemble decision: the instances, their answers, the criterion's values."""
     from dataclasses import replace
 
-    from ensemble.config import load_config
+    from ensemble.config import load_ensemble
     from ensemble.player import EnsemblePlayer
     from players.player import MoveLimits
     pos = _position(args.fen, args.moves)
-    config = load_config(args.config)
+    config = load_ensemble(args.config)
     if args.budget_mode:
         config = config.with_budget(replace(config.budget, mode=args.budget_mode))
     budget = config.budget
@@ -173,9 +173,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_suite(args: argparse.Namespace) -> int:
     """Score players and selection criteria on test suites (phase 1 searches, phase 2 metrics)."""
-    from tournaments.suite_config import load_suite_config
+    from tournaments.suite_config import load_suite
     from tournaments.suite_run import format_outcome, run_suite
-    config = load_suite_config(args.config)
+    config = load_suite(args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
@@ -189,16 +189,13 @@ def cmd_suite(args: argparse.Namespace) -> int:
 def cmd_autotune(args: argparse.Namespace) -> int:
     """Search a pool of instances for the ensemble that maximises the objective on training
     positions; write it as an ensemble YAML and judge it on held-out games and suites."""
-    from tournaments.autotune_config import load_autotune_config
+    from tournaments.autotune_config import load_autotune
     from tournaments.autotune_run import format_outcome, run_autotune
-    config = load_autotune_config(args.config)
+    config = load_autotune(args.config)
     if args.workers:
         from dataclasses import replace
         config = replace(config, workers=args.workers)
-    try:
-        outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)  # AutotuneError: exit 2
     print(format_outcome(outcome))
     return 0
 
@@ -220,16 +217,11 @@ def cmd_book(args: argparse.Namespace) -> int:
     for reference in args.exclude:
         path = resolve_data_reference(reference, Path.cwd())
         if path is None:
-            print(f"concilio book: --exclude {reference}: no such file", file=sys.stderr)
-            return 2
+            raise UsageError(f"--exclude {reference}: no such file")
         exclude.append(path)
     plan = BookPlan(Path(args.out), args.openings, args.plies, args.depth, args.multipv, args.window, args.balance,
                     args.seed, args.engine, tuple(exclude))
-    try:
-        count = make_book(plan, progress=not args.quiet)
-    except FileNotFoundError as exc:
-        print(f"concilio book: {exc}", file=sys.stderr)
-        return 2
+    count = make_book(plan, progress=not args.quiet)  # EngineNotFoundError (a ConcilioError): exit 2
     print(f"{plan.out}: {count} openings")
     return 0
 
@@ -277,9 +269,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     """A match, gauntlet or round robin from a YAML file; resumes from its output folder."""
     from dataclasses import replace
 
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     from tournaments.match_run import run_match
-    config = load_match_config(args.config)
+    config = load_match(args.config)
     if args.concurrency:
         config = replace(config, concurrency=args.concurrency)
     if args.output:

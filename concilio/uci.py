@@ -81,8 +81,8 @@ class UciEngine:
             self.name = f"{ENGINE_NAME} decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
             self._make = lambda: self._decomposition(config)
             return
-        from ensemble.config import load_config
-        self.ensemble_config = load_config(path)
+        from ensemble.config import load_ensemble
+        self.ensemble_config = load_ensemble(path)
         self.name = f"{ENGINE_NAME} ensemble {self.ensemble_config.name} {self.ensemble_config.notation}"
         self._make = self._ensemble
 

@@ -1,5 +1,5 @@
 """Ensemble files: which instances, how they search, how the move is selected,
-the budget and the cluster.  ``load_config`` validates everything at once and
+the budget and the cluster.  ``load_ensemble`` validates everything at once and
 reports every problem with file, line and field path.
 
 A file either lists its instances::
@@ -23,20 +23,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from concilio.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
+from players.decomposition.team import TeamSearcher
 from players.result import SearchLimits
+from players.searcher import Searcher
+from players.speed import default_speed_table
 
 from .distribution import CRITERIA as DISTRIBUTION_CRITERIA
 from .distribution import MASK_CRITERIA, DistributionError, distribute
+from .dynamic import DynamicModelError, load_weights
+from .model_file import LearnedModelError, load_model
 from .selection import CRITERIA as SELECTION_CRITERIA
 from .selection import SelectionError, check_params
 from concilio.config import (
-    find_config,
     ConfigError,
     FieldPath,
     YamlSource,
@@ -45,7 +49,7 @@ from concilio.config import (
     get_bool,
     get_int,
     get_number,
-    load_yaml,
+    load_checked,
 )
 
 TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
@@ -81,10 +85,8 @@ class InstanceConfig:
     def make_searcher(self):
         o = self.search
         if self.threads > 1:
-            from players.decomposition.team import TeamSearcher
             return TeamSearcher(self.spec, self.threads, self.hash_mb, null_move=o.null_move, lmr=o.lmr,
                                 futility=o.futility)
-        from players.searcher import Searcher
         return Searcher(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
                         aspiration=o.aspiration, depth_cap=o.depth_cap)
 
@@ -117,9 +119,6 @@ class Budget:
     def equal_time(self, instances: tuple[InstanceConfig, ...], cores: int) -> Budget:
         """Node budgets for the time the full engine searches ``nodes`` on one core: each
         instance at its measured speed, on its share of ``cores`` (``players.speed``)."""
-        from dataclasses import replace
-
-        from players.speed import default_speed_table
         table = default_speed_table()
         # An instance of t threads uses t cores and searches team(abdada, t) full-engine cores' worth.
         share = min(1.0, cores / sum(i.threads for i in instances))
@@ -176,24 +175,15 @@ class EnsembleConfig:
         return SELECTION_CRITERIA[self.selection.criterion].needs_margin
 
     def with_budget(self, budget: Budget) -> EnsembleConfig:
-        from dataclasses import replace
         return replace(self, budget=budget)
 
     def with_selection(self, criterion: str, **params: Any) -> EnsembleConfig:
-        from dataclasses import replace
         return replace(self, selection=SelectionConfig(criterion, check_params(criterion, params)))
 
 
-def load_config(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
+def load_ensemble(path: str | Path | None = None, text: str | None = None) -> EnsembleConfig:
     """Read and validate an ensemble file; ``ConfigError`` lists every problem."""
-    if path is not None and text is None:
-        path = find_config(path, "ensembles")
-    source = load_yaml(path, text)
-    config = _parse(source)
-    if source.problems:
-        raise ConfigError(source.problems)
-    assert config is not None
-    return config
+    return load_checked(path, text, "ensembles", lambda src, folder, given: _parse(src))
 
 
 # --- validation -------------------------------------------------------------------------------
@@ -316,7 +306,6 @@ def default_label(spec: EvalSpec) -> str:
 
 
 def _unique_labels(instances: list[InstanceConfig]) -> list[InstanceConfig]:
-    from dataclasses import replace
     seen: dict[str, int] = {}
     out = []
     for inst in instances:
@@ -405,8 +394,6 @@ def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = 
     config's folder, the current directory, ``data:`` for a packaged one) and loaded
     once here, so that a missing or foreign file (or a pickle without ``allow_pickle``)
     is named with its line."""
-    from .dynamic import DynamicModelError, load_weights
-    from .model_file import LearnedModelError, load_model
     if not isinstance(name, str) or not name:
         src.problem(path, f"the {criterion} criterion needs model: FILE (a model that concilio suite trained)")
         return None

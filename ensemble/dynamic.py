@@ -26,7 +26,7 @@ from evaluation.spec import CATEGORIES
 
 from .features import game_phase
 from .learned import grouped_folds, top_per_group
-from .selection import SelectionInput
+from .ballot import SelectionInput
 
 CONTEXT = ("bias", "phase", "king_danger", "closed", "imbalance")
 FORMAT = 1

@@ -21,7 +21,7 @@ from evaluation.trace import trace
 from players.position import Position
 from players.result import MATE_CP
 
-from .selection import Ballot, Evidence
+from .ballot import Ballot, Evidence
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from players.searcher import Searcher
 from . import worker as worker_tasks
 from .config import Budget, EnsembleConfig, InstanceConfig
 from .decision import InstanceReport
-from .selection import CRITERIA, Ballot
+from .ballot import Ballot
+from .selection import CRITERIA
 
 SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
 Searches = tuple[list[InstanceReport], list[Ballot], float]  # reports, ballots, the move's deadline

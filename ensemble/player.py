@@ -22,7 +22,8 @@ from .config import Budget, EnsembleConfig
 from .decision import Decision, InstanceReport
 from .evidence import gather_evidence
 from .instances import DaskInstances, InlineInstances
-from .selection import CRITERIA, Ballot, Evidence, SelectionInput, select
+from .ballot import Ballot, Evidence, SelectionInput
+from .selection import CRITERIA, select
 
 log = logging.getLogger("concilio.ensemble")
 FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one iteration, however little

@@ -15,61 +15,22 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from concilio.errors import ConcilioError
-from evaluation.spec import CATEGORIES, EvalSpec
-from players.result import MATE_CP, SearchResult
+from evaluation.spec import CATEGORIES
+from players.result import MATE_CP
 
-SIMPLE_WEIGHTS = {"M": 130, "B": 121, "X": 115, "K": 110, "P": 106, "A": 103, "R": 101}
-GENERALISED_WEIGHTS = {"M": 30, "B": 21, "X": 15, "K": 10, "P": 6, "A": 3, "R": 1}
+from .ballot import GENERALISED_WEIGHTS, SIMPLE_WEIGHTS, Evidence, SelectionInput, clamp_score, votes
+from .dynamic import DynamicWeights
+from .dynamic import dynamic as dynamic_vote
+from .learned import LearnedModel
+from .learned import learned as learned_rank
 
 
 class SelectionError(ConcilioError, ValueError):
     """A criterion asked for something it cannot be given (unknown name, bad parameter)."""
-
-
-@dataclass(frozen=True)
-class Ballot:
-    """One instance's answer: who it is and what its search returned."""
-
-    label: str
-    spec: EvalSpec
-    result: SearchResult
-
-    @property
-    def move(self) -> str:
-        return self.result.bestmove
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the score-based criteria need beyond the ballots, from the root side's view.
-
-    ``root_eval[j]`` is f_j(P), instance j's static evaluation of the root;
-    ``leaf_eval[i][j]`` is f_j(P_i), instance j's evaluation of the end of ballot i's PV.
-    ``root_nets`` and ``leaf_nets[i]`` are the unweighted category nets (White minus
-    Black, in ``CATEGORIES`` order) of the root and of ballot i's PV end, which the
-    learned criterion reads category by category.
-    """
-
-    root_eval: tuple[int, ...] = ()
-    leaf_eval: tuple[tuple[int, ...], ...] = ()
-    root_nets: tuple[int, ...] = ()
-    leaf_nets: tuple[tuple[int, ...], ...] = ()
-
-
-CandidateSearch = Callable[[Sequence[str], int], Mapping[str, int]]
-
-
-@dataclass(frozen=True)
-class SelectionInput:
-    ballots: tuple[Ballot, ...]
-    evidence: Evidence = field(default_factory=Evidence)
-    search: CandidateSearch | None = None  # full-engine search of given root moves (posterior)
-    key: str = ""  # the position (FEN); with the seed it fixes the tie-break draw
 
 
 @dataclass(frozen=True)
@@ -89,15 +50,6 @@ class Criterion:
     needs_search: bool = False
     needs_margin: bool = False
     doc: str = ""
-
-
-def votes(ballots: Sequence[Ballot]) -> dict[str, int]:
-    """Votes per candidate, in order of first appearance."""
-    return dict(Counter(b.move for b in ballots))
-
-
-def clamp_score(score: int) -> int:
-    return max(-MATE_CP, min(MATE_CP, score))
 
 
 # --- the criteria -------------------------------------------------------------------------
@@ -234,14 +186,12 @@ def thread_vote(inp: SelectionInput, c: float = 14) -> dict[str, float]:
 
 def learned(inp: SelectionInput, model: object = None, allow_pickle: bool = False) -> dict[str, float]:
     """A trained model's probability that each candidate is a best move (``ensemble.learned``)."""
-    from .learned import learned as rank
-    return rank(inp, model, allow_pickle)  # type: ignore[arg-type]
+    return learned_rank(inp, model, allow_pickle)  # type: ignore[arg-type]
 
 
 def dynamic(inp: SelectionInput, model: object = None) -> dict[str, float]:
     """A vote whose instance weights depend on the position (``ensemble.dynamic``)."""
-    from .dynamic import dynamic as vote
-    return vote(inp, model)  # type: ignore[arg-type]
+    return dynamic_vote(inp, model)  # type: ignore[arg-type]
 
 
 CRITERIA: dict[str, Criterion] = {c.name: c for c in (
@@ -315,8 +265,6 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
     if name == "learned" and not isinstance(merged["allow_pickle"], bool):
         raise SelectionError(f"learned: allow_pickle must be true or false, got {merged['allow_pickle']!r}")
     if name in ("learned", "dynamic") and merged["model"] is not None and not isinstance(merged["model"], str):
-        from .dynamic import DynamicWeights
-        from .learned import LearnedModel
         if not isinstance(merged["model"], (LearnedModel, DynamicWeights)):
             raise SelectionError(f"{name}: model must be a file name, got {merged['model']!r}")
     if name == "priority_sets":

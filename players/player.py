@@ -18,6 +18,7 @@ import chess
 from .clock import DEFAULT_OVERHEAD_MS, TimeManager
 from .result import MATE_CP, IterationInfo, SearchLimits, SearchResult
 from .searcher import Searcher
+from .speed import default_speed_table
 
 InfoCallback = Callable[[IterationInfo], None]
 COORDINATED_OVERHEAD_MS = 150  # players that coordinate Dask workers: submission, transport, selection
@@ -117,7 +118,6 @@ class InstancePlayer:
         start = time.perf_counter()
         search_limits = limits.search_limits(self.overhead_ms)
         if limits.equal_time and search_limits.nodes:
-            from .speed import default_speed_table
             search_limits = SearchLimits(nodes=default_speed_table().instance_nodes(self.searcher.spec,
                                                                                    search_limits.nodes))
         result = self.searcher.search(board, search_limits, info=info, searchmoves=limits.searchmoves or None)

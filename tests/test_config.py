@@ -9,8 +9,8 @@ import yaml
 
 from concilio.config import ConfigNotFound, find_config
 from concilio.resources import packaged, resolve_data_reference
-from tournaments.match_config import load_match_config
-from tournaments.suite_config import load_suite_config
+from tournaments.match_config import load_match
+from tournaments.suite_config import load_suite
 
 ENSEMBLE = "instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: majority}\n"
 
@@ -70,10 +70,10 @@ def test_data_prefix_names_packaged_data_from_any_folder(tmp_path):
 
 
 def test_outputs_go_under_the_current_directory_and_reports_name_the_config_as_given(isolated):
-    match = load_match_config("quick")
+    match = load_match("quick")
     assert not match.output.is_absolute() and match.output == Path("runs/quick")
     assert match.source == "quick"
-    suite = load_suite_config("smoke")
+    suite = load_suite("smoke")
     assert suite.store == Path("results/smoke.sqlite") and suite.report == Path("reports/smoke")
     assert suite.source == "smoke"
     assert all(s.path.is_relative_to(packaged("data")) for s in suite.suites)
@@ -93,15 +93,15 @@ def test_no_shipped_config_reads_outside_the_package():
 
 def test_every_shipped_config_loads_with_its_kind():
     """A shipped file that its command would refuse is a defect nobody sees until they run it."""
-    from ensemble.config import load_config
+    from ensemble.config import load_ensemble
     from players.cascade.config import load_cascade
     from players.decomposition.config import load_decomposition
-    from tournaments.autotune_config import load_autotune_config
-    from tournaments.match_config import load_match_config
+    from tournaments.autotune_config import load_autotune
+    from tournaments.match_config import load_match
     from tournaments.speedup import load_speedup
-    from tournaments.suite_config import load_suite_config
-    loaders = {"ensembles": load_config, "cascade": load_cascade, "decomposition": load_decomposition,
-               "tuning": load_autotune_config, "tournaments": load_match_config, "suites": load_suite_config}
+    from tournaments.suite_config import load_suite
+    loaders = {"ensembles": load_ensemble, "cascade": load_cascade, "decomposition": load_decomposition,
+               "tuning": load_autotune, "tournaments": load_match, "suites": load_suite}
     seen = set()
     for path in sorted(packaged("configs").rglob("*.yaml")):
         kind = path.parent.name

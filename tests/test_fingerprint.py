@@ -31,6 +31,6 @@ def test_the_fingerprint_is_short_hex_and_stable():
 
 
 def test_suite_budgets_carry_the_engine():
-    from tournaments.suite_config import load_suite_config
-    config = load_suite_config("smoke")
+    from tournaments.suite_config import load_suite
+    config = load_suite("smoke")
     assert config.budget_key.endswith(f" engine={engine_fingerprint()}")

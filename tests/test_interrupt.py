@@ -140,7 +140,7 @@ def _games(folder: Path) -> list[str]:
 @pytest.mark.parametrize("signum, ignored", [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, False)],
                          ids=["ctrl-c", "ctrl-c-to-a-background-job", "sigterm"])
 def test_a_stopped_match_keeps_its_games_and_resumes(tmp_path, signum, ignored):
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     from tournaments.match_run import run_match
     games, body = 200, """
         players: [{name: mp, instance: MP}]
@@ -159,7 +159,7 @@ def test_a_stopped_match_keeps_its_games_and_resumes(tmp_path, signum, ignored):
     # The same command resumes; here a shorter schedule of the same match, to keep it short.
     path.write_text(path.read_text().replace(f"games: {games}", f"games: {len(kept) + 2}")
                     .replace("concurrency: 2", "concurrency: 1"))
-    config = load_match_config(path)
+    config = load_match(path)
     outcome = run_match(config, progress=False, out=lambda line: None)
     schedule = {s.id for s in config.schedule()}
     assert outcome.played == len(schedule - set(kept))  # no game played twice
@@ -177,7 +177,7 @@ def _searches(store: Path) -> int:
 @pytest.mark.slow
 def test_a_stopped_suite_keeps_its_searches_and_resumes(tmp_path):
     from tournaments.store import SearchStore
-    from tournaments.suite_config import load_suite_config
+    from tournaments.suite_config import load_suite
     from tournaments.suite_run import read_suites, run_suite
     store = tmp_path / "store.sqlite"
     path = tmp_path / "run.yaml"
@@ -199,7 +199,7 @@ def test_a_stopped_suite_keeps_its_searches_and_resumes(tmp_path):
     # The same command resumes; here on the first 16 positions, to keep it short.
     path.write_text(path.read_text().replace("path: data:suites/wac.epd", "path: data:suites/wac.epd, first: 16")
                     .replace("workers: 2", "workers: 1"))
-    config = load_suite_config(path)
+    config = load_suite(path)
     fens = {p.fen for p in read_suites(config)[0].positions}
     with SearchStore(store) as db:
         missing = sum(len(fens - db.done(key, config.budget_key)) for key in config.instances())

@@ -73,7 +73,7 @@ class AutotuneConfig:
         return f"{kind}={amount} engine={engine_fingerprint()}"
 
 
-def load_autotune_config(path: str | Path | None = None, text: str | None = None) -> AutotuneConfig:
+def load_autotune(path: str | Path | None = None, text: str | None = None) -> AutotuneConfig:
     return load_checked(path, text, "tuning", _parse)
 
 

@@ -27,9 +27,11 @@ from statistics import mean
 
 import yaml
 
+from concilio.errors import ConcilioError
 from ensemble.autotune import TuneResult, greedy_with_swaps
 from ensemble.config import InstanceConfig
-from ensemble.selection import Ballot, SelectionInput, select
+from ensemble.ballot import Ballot, SelectionInput
+from ensemble.selection import select
 from evaluation.spec import CATEGORIES, FULL_ENGINE
 from players.result import SearchLimits
 from .autotune_config import AutotuneConfig
@@ -43,6 +45,10 @@ from .suite_run import read_suites
 from .suite_search import run_phase1
 
 TUNED = "tuned"
+
+
+class AutotuneError(ConcilioError, ValueError):
+    """Training positions that cannot serve the run's objective (exit 2 with the reason)."""
 
 
 @dataclass
@@ -131,7 +137,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
              "held out by game and may share an opening with tune games")
     tune_positions, validate_positions = split_held_out(train.positions, config.validate, config.split_seed)
     if config.objective == "points" and any(not p.points for p in train.positions):
-        raise ValueError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
+        raise AutotuneError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
                          "use objective: val")
     kind, amount = next(iter(config.budget.items()))
     limits = SearchLimits(**{kind: amount})

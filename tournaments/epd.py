@@ -159,7 +159,7 @@ def check_board(board: chess.Board) -> None:
         raise ValueError(f"illegal position ({', '.join(reasons)})")
 
 
-def load_suite(path: str | Path, name: str | None = None) -> Suite:
+def read_suite(path: str | Path, name: str | None = None) -> Suite:
     """Every readable position of an EPD file; unreadable lines are listed in ``problems``,
     and a file with no usable position is a ``DataFileError`` showing its first bad lines."""
     path = Path(path)

@@ -29,12 +29,15 @@ from typing import Any
 
 import chess
 
-from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
-                             get_number, load_yaml)
+from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                             get_number, load_checked)
 from concilio.resources import resolve_data_reference
-from ensemble.config import load_config as load_ensemble
+from ensemble.config import load_ensemble
 from ensemble.selection import SelectionError, check_params
 from evaluation.spec import EvalSpec, EvalSpecError
+from players.cascade.config import load_cascade
+from players.decomposition.config import load_decomposition
+
 from .adjudication import DrawRule, ResignRule
 from .books import read_book
 from .file_lines import DataFileError
@@ -110,18 +113,12 @@ class MatchConfig:
         return specs
 
 
-def load_match_config(path: str | Path | None = None, text: str | None = None) -> MatchConfig:
-    given = str(path) if path is not None else "<text>"
-    if path is not None and text is None:
-        path = find_config(path, "tournaments")
-    src = load_yaml(path, text)
-    folder = Path(path).resolve().parent if path is not None else Path.cwd()
-    raw = text if text is not None else Path(path).read_text()  # type: ignore[arg-type]
-    config = _parse(src, folder, hashlib.sha1(raw.encode()).hexdigest()[:12], given)
-    if src.problems:
-        raise ConfigError(src.problems)
-    assert config is not None
-    return config
+def load_match(path: str | Path | None = None, text: str | None = None) -> MatchConfig:
+    """Read and validate a match file; ``ConfigError`` lists every problem."""
+    def parse(src: YamlSource, folder: Path, given: str) -> MatchConfig | None:
+        raw = text if text is not None else Path(src.name).read_text()  # src.name: the file found
+        return _parse(src, folder, hashlib.sha1(raw.encode()).hexdigest()[:12], given)
+    return load_checked(path, text, "tournaments", parse)
 
 
 def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfig | None:
@@ -219,8 +216,6 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
             out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
                                    distributed=distributed, workers=workers))
         elif kind in ("decomposition", "cascade"):
-            from players.cascade.config import load_cascade
-            from players.decomposition.config import load_decomposition
             try:
                 (load_decomposition if kind == "decomposition" else load_cascade)(str(data[kind]))
             except ConfigError as exc:
@@ -297,10 +292,8 @@ def _in_process(entry: PlayerEntry) -> bool:
     can run in parallel: everything but decomposition teams on Dask workers and cascades
     whose phases need them."""
     if entry.kind == "decomposition":
-        from players.decomposition.config import load_decomposition
         return load_decomposition(entry.decomposition).in_process
     if entry.kind == "cascade":
-        from players.cascade.config import load_cascade
         cascade = load_cascade(entry.cascade)
         return cascade.decomposition.in_process and cascade.ensemble.cluster.inline
     return True

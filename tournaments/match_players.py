@@ -10,10 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
+from ensemble.player import EnsemblePlayer
 from evaluation.spec import CATEGORIES, EvalSpec
+from players.cascade.config import load_cascade
+from players.cascade.player import CascadePlayer
+from players.decomposition.config import load_decomposition
+from players.decomposition.player import DecompositionPlayer
+from players.external import ExternalPlayer
 from players.player import InstancePlayer, Player
 from players.searcher import Searcher
+
 from .game import TimeControl
 
 
@@ -44,8 +51,7 @@ class PlayerEntry:
             instance.warm_up()  # else numba's load (~3 s) falls inside the first timed move
             player = instance
         elif self.kind == "ensemble":
-            from ensemble.player import EnsemblePlayer
-            config = load_config(self.ensemble)
+            config = load_ensemble(self.ensemble)
             if self.selection:
                 params = dict(self.selection)
                 criterion = params.pop("criterion", config.selection.criterion)
@@ -56,15 +62,10 @@ class PlayerEntry:
                 config = replace(config, cluster=replace(config.cluster, inline=True))
             player = EnsemblePlayer(config).start()
         elif self.kind == "decomposition":
-            from players.decomposition.config import load_decomposition
-            from players.decomposition.player import DecompositionPlayer
             player = DecompositionPlayer(load_decomposition(self.decomposition)).start()
         elif self.kind == "cascade":
-            from players.cascade.config import load_cascade
-            from players.cascade.player import CascadePlayer
             player = CascadePlayer(load_cascade(self.cascade)).start()
         elif self.kind in ("uci", "xboard"):
-            from players.external import ExternalPlayer
             player = ExternalPlayer(self.name, self.command, self.options, self.kind, self.timeout)
         else:
             raise ValueError(f"player {self.name}: unknown kind {self.kind!r}")

@@ -27,14 +27,14 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from concilio.config import ConfigError, Located, find_config, load_yaml
+from concilio.config import ConfigError, Located, YamlSource, load_checked
 from concilio.resources import resolve_data_reference
 from players.decomposition.algorithms import Master, ParallelResult, iterate
 from players.decomposition.config import DecompositionConfig, decomposition_from
 from players.decomposition.jobs import SearcherConfig
 from players.decomposition.runner import DaskRunner, InlineRunner
 from players.result import SearchLimits
-from .epd import load_suite
+from .epd import read_suite
 
 
 
@@ -57,8 +57,12 @@ class Row:
 
 
 def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
-    p = find_config(path, "decomposition")
-    src = load_yaml(p)
+    """Read and validate a speedup file: its settings and the decomposition variants it compares."""
+    return load_checked(path, None, "decomposition", _parse)
+
+
+def _parse(src: YamlSource, folder: Path, given: str) -> tuple[dict, list[DecompositionConfig]] | None:
+    p = Path(src.name)
     data = src.data
     if not isinstance(data, dict) or "algorithms" not in data:
         raise ConfigError([f"{p}: expected a mapping with 'algorithms'"])
@@ -76,7 +80,6 @@ def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
             pass  # the problems stay in src: all of them are raised together below
     if src.problems:
         raise ConfigError(src.problems)
-    folder = p.resolve().parent
     named = str(data.get("positions", "data:suites/bratko-kopec.epd"))
     positions = resolve_data_reference(named, folder)
     if positions is None:
@@ -88,7 +91,7 @@ def load_speedup(path: str | Path) -> tuple[dict, list[DecompositionConfig]]:
 
 
 def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) -> list[Row]:
-    suite = load_suite(settings["positions"])
+    suite = read_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
     reference: SearcherConfig = replace(variants[0].search, defer=False, table="")

@@ -29,7 +29,7 @@ from typing import Any
 from concilio.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
                              load_checked)
 from concilio.resources import resolve_data_reference
-from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_config, resolve_model
+from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_ensemble, resolve_model
 from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
@@ -129,7 +129,7 @@ def instance_key(inst: InstanceConfig) -> str:
             + (f"|threads={inst.threads}" if inst.threads > 1 else ""))
 
 
-def load_suite_config(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:
+def load_suite(path: str | Path | None = None, text: str | None = None) -> SuiteRunConfig:
     return load_checked(path, text, "suites", _parse)
 
 
@@ -246,7 +246,7 @@ def ensemble_players(src: YamlSource, names: Any, path: FieldPath) -> list[Playe
     players: list[PlayerSpec] = []
     for i, name in enumerate(names):
         try:
-            config: EnsembleConfig = load_config(str(name))
+            config: EnsembleConfig = load_ensemble(str(name))
         except ConfigError as exc:
             src.problem(path + (i,), f"ensemble {name!r}: " + "; ".join(exc.problems))
             continue

@@ -14,7 +14,8 @@ from ensemble.dynamic import CONTEXT, DynamicWeights, fit_weights
 from ensemble.features import feature_matrix
 from ensemble.learned import LearnedModel, fit_model, top_per_group
 from ensemble.model_file import save_model
-from ensemble.selection import SelectionInput, select
+from ensemble.ballot import SelectionInput
+from ensemble.selection import select
 from .epd import Suite
 from .store import SearchStore
 from .suite_config import SuiteRunConfig

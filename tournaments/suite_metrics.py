@@ -16,7 +16,8 @@ from typing import Mapping, Sequence
 import chess
 
 from ensemble.evidence import evidence_from_terms
-from ensemble.selection import CRITERIA, Ballot, Evidence, SelectionInput, select
+from ensemble.ballot import Ballot, Evidence, SelectionInput
+from ensemble.selection import CRITERIA, select
 from players.result import SearchLimits
 from .epd import Suite
 from .stats import McNemar, Proportion, adjust_mcnemar, mcnemar, proportion

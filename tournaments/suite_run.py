@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from players.result import SearchLimits
-from .epd import Suite, load_suite
+from .epd import Suite, read_suite
 from .file_lines import left_out
 from .store import SearchStore
 from .suite_config import SuiteRunConfig
@@ -32,7 +32,7 @@ class SuiteRunOutcome:
 def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.stderr)) -> list[Suite]:
     suites = []
     for source in config.suites:
-        suite = load_suite(source.path, source.name)
+        suite = read_suite(source.path, source.name)
         if suite.problems:
             warn(left_out(source.path, suite.problems))
         positions = suite.positions

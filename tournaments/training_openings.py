@@ -141,9 +141,9 @@ def annotate_epd(path: Path, book: Path, seed: int, games: int, out: Path | None
 
 def played_openings(match: Path) -> list[str]:
     """The distinct openings a match config plays, as position keys, in the order played."""
-    from .match_config import load_match_config
+    from .match_config import load_match
     keys: dict[str, None] = {}
-    for spec in load_match_config(match).schedule():
+    for spec in load_match(match).schedule():
         keys.setdefault(position_key(played_from(spec.opening_fen, spec.opening_moves)))
     return list(keys)
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from concilio.config import ConfigError, check_keys, find_config, get_bool, get_int, get_number, load_yaml
-from ensemble.config import EnsembleConfig, load_config
+from concilio.config import (ConfigError, YamlSource, check_keys, get_bool, get_int, get_number, load_checked,
+                             load_yaml)
+from ensemble.config import EnsembleConfig, load_ensemble
 from players.decomposition.config import DecompositionConfig, load_decomposition
 
 TOP_KEYS = {"name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous", "in_process"}
@@ -48,9 +49,11 @@ def is_cascade_file(path: Path) -> bool:
 
 
 def load_cascade(path: str | Path | None = None, text: str | None = None) -> CascadeConfig:
-    if path is not None and text is None:
-        path = find_config(path, "cascade")
-    src = load_yaml(path, text)
+    """Read and validate a cascade file (and the two files it names); ``ConfigError`` lists every problem."""
+    return load_checked(path, text, "cascade", lambda src, folder, given: _parse(src))
+
+
+def _parse(src: YamlSource) -> CascadeConfig | None:
     data = src.data
     if not isinstance(data, dict):
         raise ConfigError([f"{src.name}: expected a mapping"])
@@ -61,7 +64,7 @@ def load_cascade(path: str | Path | None = None, text: str | None = None) -> Cas
             src.problem((key,), f"missing '{key}': the {'first' if key == 'ensemble' else 'second'} phase's file")
     if "ensemble" in data:
         try:
-            ensemble = load_config(str(data["ensemble"]))
+            ensemble = load_ensemble(str(data["ensemble"]))
         except ConfigError as exc:
             src.problem(("ensemble",), f"ensemble {data['ensemble']!r}: " + "; ".join(exc.problems))
     if "decomposition" in data:
@@ -85,7 +88,7 @@ def load_cascade(path: str | Path | None = None, text: str | None = None) -> Cas
                                                      or len(ensemble.instances)))
         decomposition = replace(decomposition, in_process=True)
     if src.problems:
-        raise ConfigError(src.problems)
+        return None
     assert ensemble is not None and decomposition is not None
     return CascadeConfig(str(data.get("name", Path(src.name).stem)), ensemble, decomposition, share, top or 0,
                          unanimous, src.name)

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concilio.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, find_config, get_bool, get_int,
-                             load_yaml)
+from concilio.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                             load_checked, load_yaml)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
@@ -69,10 +69,9 @@ def is_decomposition_file(path: Path) -> bool:
 
 
 def load_decomposition(path: str | Path | None = None, text: str | None = None, **overrides) -> DecompositionConfig:
-    if path is not None and text is None:
-        path = find_config(path, "decomposition")
-    src = load_yaml(path, text)
-    return decomposition_from(src, src.data, **overrides)
+    """Read and validate a decomposition file; ``ConfigError`` lists every problem."""
+    return load_checked(path, text, "decomposition", lambda src, folder, given: decomposition_from(src, src.data,
+                                                                                                   **overrides))
 
 
 def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = None,

@@ -5,26 +5,26 @@ from pathlib import Path
 import pytest
 
 from concilio.resources import packaged
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
 from concilio.config import ConfigError
 from tests.ensemble.thesis_table import THESIS_TABLE
 
 
 @pytest.mark.parametrize("label", sorted(THESIS_TABLE))
 def test_thesis_players_ship_as_yaml(label):
-    config = load_config(packaged("configs") / "ensembles" / f"{label}.yaml")
+    config = load_ensemble(packaged("configs") / "ensembles" / f"{label}.yaml")
     assert config.notation == THESIS_TABLE[label]
     assert config.name == label
     assert config.selection.criterion == "weighted_majority"
 
 
 def test_full_engine_file_and_lookup_by_name():
-    config = load_config("full")
+    config = load_ensemble("full")
     assert config.notation == "(MBXKPAR)" and config.instances[0].spec.is_full
 
 
 def test_explicit_instances_with_weights_search_overrides_and_labels():
-    config = load_config(text="""
+    config = load_ensemble(text="""
 instances:
   - mask: MBXP
     weights: {B: 1.5}
@@ -45,12 +45,12 @@ cluster: {scheduler: "tcp://127.0.0.1:8786"}
 
 
 def test_duplicate_instances_get_distinct_labels():
-    config = load_config(text="instances: [MB, MB]\n")
+    config = load_ensemble(text="instances: [MB, MB]\n")
     assert [i.label for i in config.instances] == ["(MB)", "(MB)#2"]
 
 
 def test_distribution_and_instances_combine():
-    config = load_config(text="distribution: {criterion: emphasis, n: 2, focus: minimal, factor: 3}\n"
+    config = load_ensemble(text="distribution: {criterion: emphasis, n: 2, focus: minimal, factor: 3}\n"
                               "instances: [MBXKPAR]\n")
     assert [i.label for i in config.instances] == ["(MBXKPAR B×3)", "(MBXKPAR X×3)", "(MBXKPAR)"]
 
@@ -59,7 +59,7 @@ def errors(text, name="bad.yaml", tmp=None):
     path = Path(tmp) / name
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        load_ensemble(path)
     return info.value.problems
 
 
@@ -92,7 +92,7 @@ extra: 1
 def test_instance_without_material_needs_the_flag(tmp_path):
     problems = errors("instances:\n  - mask: MB\n  - mask: BX\n", tmp=tmp_path)
     assert len(problems) == 1 and ":3: instances[1]: instance (BX) has no M" in problems[0]
-    config = load_config(text="allow_without_material: true\ninstances: [BX]\n")
+    config = load_ensemble(text="allow_without_material: true\ninstances: [BX]\n")
     assert config.instances[0].spec.letters == "BX"
 
 
@@ -126,5 +126,5 @@ def test_bad_fields(text, fragment, tmp_path):
 
 def test_missing_file_is_named_with_every_place_looked_at():
     with pytest.raises(ConfigError, match="no-such.yaml: no such config; looked for") as info:
-        load_config("no-such.yaml")
+        load_ensemble("no-such.yaml")
     assert any(line.strip().endswith("configs/ensembles/no-such.yaml") for line in info.value.problems)

@@ -7,11 +7,12 @@ import chess
 import pytest
 
 from concilio.config import ConfigError
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
 from ensemble.features import FEATURES, candidate_features
 from ensemble.learned import LearnedModelError, chosen_share, fit_model, grouped_folds
 from ensemble.model_file import load_model, save_model
-from ensemble.selection import Ballot, Evidence, SelectionInput, select
+from ensemble.ballot import Ballot, Evidence, SelectionInput
+from ensemble.selection import select
 from evaluation.spec import EvalSpec
 from players.result import SearchResult
 
@@ -121,15 +122,15 @@ def test_too_little_to_learn_from_is_named():
 def test_an_ensemble_file_names_a_missing_or_foreign_model(tmp_path):
     text = "instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: nowhere.json}\n"
     with pytest.raises(ConfigError, match=r"<text>:2: selection.model: no such model file: nowhere.json"):
-        load_config(text=text)
+        load_ensemble(text=text)
     (tmp_path / "bad.json").write_text('{"format": 2, "kind": "trees"}')
     path = tmp_path / "e.yaml"
     path.write_text(text.replace("nowhere.json", "bad.json"))
     with pytest.raises(ConfigError, match="bad.json is not a Concilio model file: missing field"):
-        load_config(path)
+        load_ensemble(path)
     path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned}\n")
     with pytest.raises(ConfigError, match="needs model: FILE"):
-        load_config(path)
+        load_ensemble(path)
 
 
 def test_an_ensemble_file_finds_its_model_beside_it(tmp_path):
@@ -137,7 +138,7 @@ def test_an_ensemble_file_finds_its_model_beside_it(tmp_path):
     save_model(fit_model(rows, groups, solved, positions)[0], tmp_path / "m.json")
     path = tmp_path / "e.yaml"
     path.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: m.json}\n")
-    config = load_config(path)
+    config = load_ensemble(path)
     assert config.selection.params["model"] == str(tmp_path / "m.json")
 
 

@@ -11,7 +11,7 @@ import pytest
 from concilio.cli import main
 from concilio.config import ConfigError
 from concilio.errors import ConcilioError
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
 from ensemble.features import FEATURES
 from ensemble.learned import _estimators
 from ensemble.learned_model import LearnedModel
@@ -72,7 +72,7 @@ def test_a_pickle_needs_allow_pickle_and_then_ranks_as_before(tmp_path, data, fi
     config = tmp_path / "e.yaml"
     config.write_text("instances: [{mask: MB}, {mask: MX}]\nselection: {criterion: learned, model: m.joblib}\n")
     with pytest.raises(ConfigError) as refused:
-        load_config(config)
+        load_ensemble(config)
     message = str(refused.value)
     assert f"{config}:2: selection.model:" in message and str(tmp_path / "m.joblib") in message
     assert "allow_pickle: true" in message and "run whatever code" in message
@@ -82,7 +82,7 @@ def test_a_pickle_needs_allow_pickle_and_then_ranks_as_before(tmp_path, data, fi
 
     config.write_text("instances: [{mask: MB}, {mask: MX}]\n"
                       "selection: {criterion: learned, model: m.joblib, allow_pickle: true}\n")
-    assert load_config(config).selection.params["allow_pickle"] is True
+    assert load_ensemble(config).selection.params["allow_pickle"] is True
     model = read_model(tmp_path / "m.joblib", allow_pickle=True)
     assert model.trained_on == "old" and np.array_equal(model.rank(x), fitted["trees"].predict_proba(x)[:, 1])
     with pytest.raises(SelectionError, match="allow_pickle must be true or false"):

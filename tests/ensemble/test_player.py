@@ -12,7 +12,7 @@ import time
 import chess
 import pytest
 
-from ensemble.config import Budget, load_config
+from ensemble.config import Budget, load_ensemble
 from ensemble.player import EnsemblePlayer
 from players.result import SearchLimits
 
@@ -26,7 +26,7 @@ def config_text(extra: str) -> str:
 
 
 def test_instances_on_workers_search_exactly_like_one_process():
-    config = load_config(text=config_text("budget: {nodes: 30000}\n"))
+    config = load_ensemble(text=config_text("budget: {nodes: 30000}\n"))
     with EnsemblePlayer(config) as player:
         assert len(set(player.placement.values())) == 2  # one instance per worker
         decision = player.choose(FEN, ["e1g1", "f8c5"])
@@ -43,7 +43,7 @@ def test_instances_on_workers_search_exactly_like_one_process():
 
 
 def test_equal_total_splits_the_node_budget():
-    config = load_config(text=config_text("budget: {nodes: 20000, budget_mode: equal_total}\n"))
+    config = load_ensemble(text=config_text("budget: {nodes: 20000, budget_mode: equal_total}\n"))
     with EnsemblePlayer(config) as player:
         decision = player.choose(FEN)
     assert all(r.result.nodes <= 10000 for r in decision.reports)
@@ -51,7 +51,7 @@ def test_equal_total_splits_the_node_budget():
 
 
 def test_a_worker_killed_mid_move_loses_its_vote_not_the_move():
-    config = load_config(text=config_text("budget: {movetime: 3000}\n"))
+    config = load_ensemble(text=config_text("budget: {movetime: 3000}\n"))
     with EnsemblePlayer(config) as player:
         victim_label = config.instances[0].label
         victim = player.placement[victim_label]
@@ -82,7 +82,7 @@ def test_a_worker_killed_mid_move_loses_its_vote_not_the_move():
 
 
 def test_no_worker_answers_then_the_coordinator_searches_alone():
-    config = load_config(text=config_text("budget: {movetime: 600}\n"))
+    config = load_ensemble(text=config_text("budget: {movetime: 600}\n"))
     with EnsemblePlayer(config) as player:
         for address in set(player.placement.values()):
             player.client.run(_hang_instances, workers=[address], wait=False)
@@ -126,7 +126,7 @@ def test_the_same_file_runs_against_an_external_scheduler(tmp_path):
         path = tmp_path / "remote.yaml"
         path.write_text(f"instances: [MBXP, MXKA]\nselection: {{criterion: majority}}\nbudget: {{nodes: 20000}}\n"
                         f"cluster: {{scheduler: '{address}'}}\n")
-        config = load_config(path)
+        config = load_ensemble(path)
         from distributed import Client
         with Client(address, timeout=30) as client:
             client.wait_for_workers(2, timeout=60)
@@ -148,8 +148,8 @@ def test_the_same_file_runs_against_an_external_scheduler(tmp_path):
 
 def test_inline_mode_decides_exactly_like_the_cluster_under_a_node_budget():
     text = "instances: [MBXP, MXKA, MBKR]\nselection: {criterion: global_minimax}\nbudget: {nodes: 15000}\n"
-    distributed = load_config(text=text + "cluster: {workers: 3, dashboard: false}\n")
-    inline = load_config(text=text + "cluster: {inline: true}\n")
+    distributed = load_ensemble(text=text + "cluster: {workers: 3, dashboard: false}\n")
+    inline = load_ensemble(text=text + "cluster: {inline: true}\n")
     with EnsemblePlayer(inline) as player:
         a = player.choose(FEN)
     with EnsemblePlayer(distributed) as player:

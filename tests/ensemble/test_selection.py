@@ -3,7 +3,8 @@ import math
 
 import pytest
 
-from ensemble.selection import CRITERIA, Ballot, Evidence, SelectionError, SelectionInput, select
+from ensemble.ballot import Ballot, Evidence, SelectionInput
+from ensemble.selection import CRITERIA, SelectionError, select
 from evaluation.spec import EvalSpec
 from players.result import IterationInfo, SearchResult
 

@@ -4,7 +4,7 @@ import chess
 import pytest
 
 from concilio.config import ConfigError
-from ensemble.config import load_config
+from ensemble.config import load_ensemble
 from ensemble.player import EnsemblePlayer
 from evaluation.spec import EvalSpec
 from players.decomposition.team import TeamSearcher
@@ -25,7 +25,7 @@ def test_a_team_searches_on_threads_of_this_process_and_honours_searchmoves():
 
 
 def test_two_parallel_instances_play_on_a_local_cluster():
-    config = load_config(text="name: two-level\ninstances:\n  - {mask: MBXK, threads: 2}\n"
+    config = load_ensemble(text="name: two-level\ninstances:\n  - {mask: MBXK, threads: 2}\n"
                               "  - {mask: MXPA, threads: 2}\nselection: {criterion: depth_confidence}\n"
                               "budget: {depth: 6}\ncluster: {workers: 2, dashboard: false}\n")
     with EnsemblePlayer(config) as player:
@@ -39,6 +39,6 @@ def test_two_parallel_instances_play_on_a_local_cluster():
 
 def test_a_parallel_instance_refuses_what_it_cannot_do():
     with pytest.raises(ConfigError, match="instances\\[0\\].threads: a parallel instance"):
-        load_config(text="name: x\ninstances:\n  - {mask: MB, threads: 2, search: {depth_cap: 5}}\n  - MX\n")
+        load_ensemble(text="name: x\ninstances:\n  - {mask: MB, threads: 2, search: {depth_cap: 5}}\n  - MX\n")
     with pytest.raises(ConfigError, match="confidence needs each instance's margin probe"):
-        load_config(text="name: x\ninstances:\n  - {mask: MB, threads: 2}\n  - MX\nselection: {criterion: confidence}\n")
+        load_ensemble(text="name: x\ninstances:\n  - {mask: MB, threads: 2}\n  - MX\nselection: {criterion: confidence}\n")

@@ -76,23 +76,23 @@ def test_bad_cascade_files_name_the_field(tmp_path, change, message):
 
 
 def test_a_match_file_takes_a_cascade_and_keeps_it_off_parallel_games(tmp_path):
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     cascade = write(tmp_path)
     match = tmp_path / "m.yaml"
     match.write_text(f"players: [{{name: c, cascade: {cascade}}}, {{name: f, full: true}}]\ngames: 2\n"
                      f"time_control: {{nodes: 500}}\nconcurrency: 1\noutput: {tmp_path / 'out'}\n")
-    config = load_match_config(match)
+    config = load_match(match)
     assert config.entry("c").kind == "cascade" and config.entry("c").cascade == str(cascade)
     match.write_text(match.read_text().replace("concurrency: 1", "concurrency: 2"))
     with pytest.raises(ConfigError, match="need concurrency: 1"):
-        load_match_config(match)
+        load_match(match)
     match.write_text(match.read_text().replace(str(cascade), str(tmp_path / "none.yaml")))
     with pytest.raises(ConfigError, match=r"m.yaml:1: players\[0\].cascade: .*none.yaml: no such config"):
-        load_match_config(match)
+        load_match(match)
 
 
 def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     cascade = write(tmp_path)
     cascade.write_text(cascade.read_text().replace("pair.yaml", "pair2.yaml") + "in_process: true\n")
     (tmp_path / "pair2.yaml").write_text(ENSEMBLE.replace("cluster: {inline: true}\n", "cluster: {workers: 2}\n"))
@@ -102,4 +102,4 @@ def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):
     match = tmp_path / "m.yaml"
     match.write_text(f"players: [{{name: c, cascade: {cascade}}}, {{name: f, full: true}}]\ngames: 2\n"
                      f"time_control: {{nodes: 500, equal_time: true}}\nconcurrency: 2\noutput: {tmp_path / 'out'}\n")
-    assert load_match_config(match).concurrency == 2
+    assert load_match(match).concurrency == 2

@@ -13,7 +13,7 @@ import pytest
 import players.speed as speed
 from concilio.config import ConfigError
 from concilio.fingerprint import ROOT, engine_fingerprint
-from ensemble.config import Budget, load_config
+from ensemble.config import Budget, load_ensemble
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.player import InstancePlayer, MoveLimits
 from players.searcher import Searcher
@@ -59,7 +59,7 @@ def test_an_instance_searches_its_time_equivalent_nodes(table):
 
 
 def test_an_ensemble_shares_its_cores_among_its_instances(table):
-    config = load_config(text="name: t\ninstances: [MB, MX, MBXKPAR]\n")
+    config = load_ensemble(text="name: t\ninstances: [MB, MX, MBXKPAR]\n")
     budget = Budget(nodes=3000).equal_time(config.instances, cores=2)
     assert [budget.limits(3, i).nodes for i in range(3)] == [4000, 3000, 2000]  # speed x 2/3
 
@@ -114,14 +114,14 @@ def test_a_table_from_before_the_engine_was_kept_loads_and_warns(shipped, caplog
 
 def test_a_parallel_match_warns_where_it_runs_not_only_on_its_workers(shipped, caplog, monkeypatch, tmp_path):
     import tournaments.match_run as match_run
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     shipped.write_text(TWO.to_json())
     monkeypatch.setattr(match_run, "_run_parallel", lambda *args: False)  # the workers, which read it too, faked
     path = tmp_path / "m.yaml"
     path.write_text(f"players: [{{name: mb, instance: MB}}]\ngames: 2\nconcurrency: 2\n"
                     f"time_control: {{nodes: 500, equal_time: true}}\noutput: {tmp_path / 'out'}\n")
     with caplog.at_level(logging.WARNING, logger="concilio.speed"):
-        match_run.run_match(load_match_config(path), progress=False, out=lambda line: None)
+        match_run.run_match(load_match(path), progress=False, out=lambda line: None)
     [warning] = _warnings(caplog)
     assert "an unknown engine" in warning
 
@@ -147,11 +147,11 @@ def test_speed_table_writes_what_it_was_measured_with(tmp_path, monkeypatch):
 
 
 def test_equal_time_needs_nodes_and_our_own_players(tmp_path):
-    from tournaments.match_config import load_match_config
+    from tournaments.match_config import load_match
     path = tmp_path / "m.yaml"
     path.write_text(f"players: [{{name: a, full: true}}, {{name: b, uci: [stockfish]}}]\n"
                     f"time_control: {{movetime: 100, equal_time: true}}\noutput: {tmp_path / 'out'}\n")
     with pytest.raises(ConfigError) as err:
-        load_match_config(path)
+        load_match(path)
     assert "m.yaml:2: time_control.equal_time: equal_time scales a node budget" in str(err.value)
     assert "external engine's nodes are not comparable" in str(err.value)

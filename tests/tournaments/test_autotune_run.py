@@ -6,10 +6,10 @@ from itertools import combinations
 import pytest
 
 from concilio.config import ConfigError
-from ensemble.config import load_config
-from tournaments.autotune_config import load_autotune_config
+from ensemble.config import load_ensemble
+from tournaments.autotune_config import load_autotune
 from tournaments.autotune_run import PoolBallots, run_autotune, split_held_out
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 from tournaments.store import SearchStore
 from tournaments.suite_metrics import StoreView
 
@@ -41,7 +41,7 @@ def write_config(tmp_path, train, extra=""):
 
 
 def test_split_keeps_openings_whole_and_is_reproducible(data_dir):
-    positions = load_suite(data_dir / "training" / "selfplay-5k.epd").positions[:400]
+    positions = read_suite(data_dir / "training" / "selfplay-5k.epd").positions[:400]
     tune, held = split_held_out(positions, 0.3, 1)
     assert len(tune) + len(held) == 400
     assert not {p.opening for p in tune} & {p.opening for p in held}
@@ -52,7 +52,7 @@ def test_split_keeps_openings_whole_and_is_reproducible(data_dir):
 
 
 def test_no_held_out_game_shares_an_opening_with_a_tune_game_as_under_the_old_split(data_dir):
-    positions = load_suite(data_dir / "training" / "selfplay-5k.epd").positions
+    positions = read_suite(data_dir / "training" / "selfplay-5k.epd").positions
 
     def shared(tune, held):
         seen = {p.opening for p in tune}
@@ -64,11 +64,11 @@ def test_no_held_out_game_shares_an_opening_with_a_tune_game_as_under_the_old_sp
 
 
 def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, tmp_path):
-    config = load_autotune_config(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
+    config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
     assert [i.spec.letters for i in config.pool] == ["MBXKPAR", "MB", "MBX"]
     outcome = run_autotune(config, progress=False)
     assert outcome.searches_added == 3 * 16  # the confirmation suite holds the same positions: nothing more
-    tune, _ = split_held_out(load_suite(config.train.path).positions, 0.25, 3)
+    tune, _ = split_held_out(read_suite(config.train.path).positions, 0.25, 3)
     with SearchStore(config.store) as store:
         pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
         # A pool of three and pairs only: one swap pass reaches every pair, so the search is exhaustive.
@@ -79,7 +79,7 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     # Ties are common on 16 positions: the written ensemble must be one of the best cells.
     winners = {(name, tuple(sorted(config.pool[i].spec.letters for i in pair)))
                for value, name, pair in cells if value == pytest.approx(best)}
-    tuned = load_config(config.out)
+    tuned = load_ensemble(config.out)
     assert (tuned.selection.criterion, tuple(sorted(i.spec.letters for i in tuned.instances))) in winners
     report = (tmp_path / "report" / "report.md").read_text()
     assert "held-out games" in report and "again (confirm" in report and "of its openings" in report
@@ -90,7 +90,7 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     bare = config.train.path.with_name("bare.epd")
     bare.write_text(re.sub(r' c2 "[^"]*";', "", config.train.path.read_text()))
     warnings = []
-    again = load_autotune_config(write_config(tmp_path, bare))
+    again = load_autotune(write_config(tmp_path, bare))
     assert run_autotune(again, progress=False, warn=warnings.append).searches_added == 0
     assert any("16 self-play positions have no recorded opening" in w for w in warnings)
 
@@ -106,7 +106,7 @@ def test_bad_settings_are_named_with_their_line(data_dir, tmp_path, extra, messa
     text = "\n".join(line for line in text.splitlines() if not line.startswith(key + ":")) + "\n" + extra
     path.write_text(text)
     with pytest.raises(ConfigError) as err:
-        load_autotune_config(path)
+        load_autotune(path)
     line = text.splitlines().index(extra.strip()) + 1
     assert f"tune.yaml:{line}: " in str(err.value) and message in str(err.value)
 
@@ -116,11 +116,11 @@ def test_a_pool_and_sizes_that_cannot_work_are_refused(data_dir, tmp_path):
     path.write_text(path.read_text().replace("size: {min: 2, max: 2}", "size: {min: 2, max: 5}")
                     .replace("emphasis", "x") + "")
     with pytest.raises(ConfigError, match="5 members from a pool of 3"):
-        load_autotune_config(path)
+        load_autotune(path)
     path.write_text(path.read_text().replace("pool: {instances: [MB, MBX], full: true}",
                                              "pool: {instances: [MB], full: false, emphasis: [-1]}"))
     with pytest.raises(ConfigError) as err:
-        load_autotune_config(path)
+        load_autotune(path)
     assert "pool.emphasis[0]: factor -1" in str(err.value) and "a pool of 1 instance(s)" in str(err.value)
 
 
@@ -128,5 +128,5 @@ def test_an_unknown_ensemble_is_named_under_its_own_field(data_dir, tmp_path):
     path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
     path.write_text(path.read_text().replace("compare: []", "compare: [3b, no-such-ensemble]"))
     with pytest.raises(ConfigError) as err:
-        load_autotune_config(path)
+        load_autotune(path)
     assert "compare[1]: ensemble 'no-such-ensemble'" in str(err.value)

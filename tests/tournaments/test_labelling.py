@@ -8,7 +8,7 @@ import textwrap
 import chess
 import pytest
 
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 from tournaments.label_store import Label, LabelStore, expected_score, move_points
 from tournaments.labelling import (LabelPlan, export_epd, label_batch, pgn_positions, run_label, selfplay_openings,
                                    usable)
@@ -116,7 +116,7 @@ def test_label_resume_and_export(tmp_path, data_dir):
     assert all(1 <= len(label.lines) <= 3 for _, _, label in rows)
     out = tmp_path / "train.epd"
     assert export_epd(store, out) == len(rows)
-    suite = load_suite(out)
+    suite = read_suite(out)
     assert not suite.skipped and len(suite.positions) == len(rows)
     for p, (fen, source, label) in zip(suite.positions, rows):
         assert p.fen.startswith(fen) and p.points[label.lines[0][0]] == 10
@@ -145,7 +145,7 @@ def test_the_store_records_each_game_s_opening_and_the_export_writes_it(tmp_path
     assert lines[0].endswith('c1 "selfplay:7:0"; c2 "opening ' + italian.key + ' book lines.pgn:2 from '
                              + chess.Board().epd() + ' moves e2e4 e7e5 g1f3 b8c6 f1c4";')
     assert "c2" not in lines[2]  # a PGN game has no book opening
-    suite = load_suite(out)
+    suite = read_suite(out)
     assert not suite.skipped and [p.opening for p in suite.positions] == [italian.key, italian.key, ""]
     assert game_openings(out) == game_openings(store_path) == {"selfplay:7": italian}
     assert training_openings(out) == training_openings(store_path) == {italian.key}

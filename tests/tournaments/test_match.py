@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from tournaments.match_config import load_match_config
+from tournaments.match_config import load_match
 from tournaments.match_run import read_records, run_match
 
 FAKE_ENGINE = textwrap.dedent('''
@@ -57,7 +57,7 @@ FAKE_ENGINE = textwrap.dedent('''
 def write(tmp_path, body, name="m.yaml"):
     path = tmp_path / name
     path.write_text(textwrap.dedent(body) + f"output: {tmp_path / 'out'}\n")
-    return load_match_config(path)
+    return load_match(path)
 
 
 def test_colours_and_openings_are_paired(tmp_path, data_dir):
@@ -222,7 +222,7 @@ def problems(tmp_path, text: str) -> str:
     from concilio.config import ConfigError
     (tmp_path / "bad.yaml").write_text(text)
     with pytest.raises(ConfigError) as info:
-        load_match_config(tmp_path / "bad.yaml")
+        load_match(tmp_path / "bad.yaml")
     return str(info.value)
 
 
@@ -339,7 +339,7 @@ def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
     assert not set(keys) & used
     assert sum(position_key(fen) in used for fen, _, _ in leaky.openings[:200]) == 108  # the audit's figure
     for name in ("tuned-heldout", "learned-heldout", "full-odds-heldout"):
-        replay = load_match_config(name)
+        replay = load_match(name)
         assert replay.openings_excluded == 0 and len(replay.openings) == 1000
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tournaments.match_config import load_match_config
+from tournaments.match_config import load_match
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.sprt_commits import ROOT, check_runs_its_tree, engine, match_file, parse_clock  # noqa: E402
@@ -17,7 +17,7 @@ def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
     for tc in ({"movetime": 100}, parse_clock("10+0.1")):
         path = tmp_path / "m.yaml"
         path.write_text(yaml.safe_dump(match_file("abc123", work, base, tc, 0, 5, 4000, 2, tmp_path / "out")))
-        config = load_match_config(path)
+        config = load_match(path)
         assert config.pairings() == [("work", "base")] and config.sprt.elo1 == 5
         assert config.entry("base").command == tuple(base)
         # Both engines lose the same margin, whatever their commits' defaults.
@@ -28,7 +28,7 @@ def test_the_generated_match_is_valid_and_asks_one_question(tmp_path):
     book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
     path.write_text(yaml.safe_dump(match_file("abc123", work, base, {"movetime": 100}, 0, 5, 4000, 2,
                                               tmp_path / "out", str(book))))
-    assert [fen for fen, _, _ in load_match_config(path).openings] == [
+    assert [fen for fen, _, _ in load_match(path).openings] == [
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]
 
 

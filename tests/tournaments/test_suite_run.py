@@ -12,10 +12,10 @@ import chess
 import pytest
 
 from ensemble.evidence import PositionTerms
-from ensemble.selection import Evidence
+from ensemble.ballot import Evidence
 from players.result import SearchResult
 from tournaments.store import SearchStore, StoredSearch
-from tournaments.suite_config import instance_key, load_suite_config
+from tournaments.suite_config import instance_key, load_suite
 from tournaments.suite_run import read_suites, run_suite
 
 START = chess.STARTING_FEN
@@ -56,7 +56,7 @@ def write_config(tmp_path, budget="nodes: 400", criteria="[depth_confidence, wei
         report: {tmp_path / "report"}
         workers: 1
     """))
-    return load_suite_config(tmp_path / "run.yaml")
+    return load_suite(tmp_path / "run.yaml")
 
 
 def fill_store(config):
@@ -130,7 +130,7 @@ def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, data_dir):
     # Resume only a slice, to keep the test short: the first 40 positions.
     (tmp_path / "run.yaml").write_text((tmp_path / "run.yaml").read_text().replace(
         f"path: {data_dir / 'suites' / 'wac.epd'}", f"path: {data_dir / 'suites' / 'wac.epd'}, first: 40"))
-    resumed = run_suite(load_suite_config(tmp_path / "run.yaml"), progress=False)
+    resumed = run_suite(load_suite(tmp_path / "run.yaml"), progress=False)
     with SearchStore(store_path) as store:
         after = store.count()
         rows = store.db.execute("SELECT COUNT(*), COUNT(DISTINCT fen || instance || budget) FROM searches").fetchone()
@@ -164,7 +164,7 @@ def test_a_suite_role_must_be_known(tmp_path):
     text = (f"name: roles\nsuites:\n  - {{path: {tmp_path / 's.epd'}, role: train}}\n"
             "players: {instances: [MB]}\nbudget: {nodes: 500}\n")
     with pytest.raises(ConfigError, match=r"suites\[0\]\.role: role 'train' is not one of explore, choose, confirm"):
-        load_suite_config(text=text)
+        load_suite(text=text)
 
 
 def test_the_learned_criterion_never_trains_on_a_confirm_suite(tmp_path):
@@ -174,14 +174,14 @@ def test_the_learned_criterion_never_trains_on_a_confirm_suite(tmp_path):
             f"  - {{path: {tmp_path / 's.epd'}, name: b, role: confirm}}\n"
             "players: {ensembles: [3b]}\nbudget: {nodes: 500}\ncriteria: [majority, learned]\n")
     with pytest.raises(ConfigError, match="suite 'b' confirms choices: it cannot also train the model"):
-        load_suite_config(text=head + "learn: {suites: [b]}\n")
+        load_suite(text=head + "learn: {suites: [b]}\n")
     with pytest.raises(ConfigError, match=r"(?s)no suite named 'c'.*no ensemble named '6b'"):
-        load_suite_config(text=head + "learn: {suites: [c], players: [6b]}\n")
+        load_suite(text=head + "learn: {suites: [c], players: [6b]}\n")
     with pytest.raises(ConfigError, match=r"criteria\[1\]: learned: give model: FILE, or a learn block"):
-        load_suite_config(text=head)
+        load_suite(text=head)
     with pytest.raises(ConfigError, match=r"learn.model: the trained model is saved as plain JSON"):
-        load_suite_config(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
-    config = load_suite_config(text=head + "learn: {suites: [a], model: out/m.json}\n")
+        load_suite(text=head + "learn: {suites: [a], model: out/m.joblib}\n")
+    config = load_suite(text=head + "learn: {suites: [a], model: out/m.json}\n")
     assert config.learn.suites == ("a",) and str(config.learn.model) == "out/m.json"
 
 
@@ -213,7 +213,7 @@ def _learning_positions(n_games=15, per_game=4, seed=1):
 
 def _stub_store_view(monkeypatch, decisions):
     """Stored searches answer from ``decisions`` (fen -> (move, score) per instance)."""
-    from ensemble.selection import Ballot
+    from ensemble.ballot import Ballot
     from tournaments import suite_metrics
 
     def result(move, score):
@@ -230,7 +230,7 @@ def _stub_store_view(monkeypatch, decisions):
 
 def _learning_config(tmp_path, criteria="majority, learned, dynamic"):
     (tmp_path / "s.epd").write_text(EPD)
-    return load_suite_config(text=(
+    return load_suite(text=(
         f"name: t\nsuites:\n  - {{path: {tmp_path / 's.epd'}, name: train, role: choose}}\n"
         f"  - {{path: {tmp_path / 's.epd'}, name: other, role: confirm}}\n"
         f"players: {{ensembles: [3b], full: false}}\nbudget: {{nodes: 500}}\ncriteria: [{criteria}]\n"

@@ -4,14 +4,14 @@ import pytest
 
 from players.decomposition.jobs import SearcherConfig
 from players.result import SearchLimits
-from tournaments.epd import load_suite
+from tournaments.epd import read_suite
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)
 
 
 @pytest.fixture(scope="session")
 def bk(data_dir):
-    positions = load_suite(data_dir / "suites" / "bratko-kopec.epd").positions
+    positions = read_suite(data_dir / "suites" / "bratko-kopec.epd").positions
     assert len(positions) == 24
     return positions
 
