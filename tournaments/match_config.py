@@ -155,8 +155,9 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     for i, p in enumerate(players):
         if (p.time_control or rules.time_control).equal_time and p.kind in ("uci", "xboard"):
             field = ("players", i, "time_control") if p.time_control else ("time_control",)
-            src.problem(field + ("equal_time",), f"equal-time node budgets are for Concilio's players; {p.name}'s "
-                                                 "nodes are not comparable: use movetime")
+            src.problem(field + ("equal_time",), f"equal-time node budgets are for Concilio's players; {p.name} is "
+                                                 "an external engine, and an external engine's nodes are not "
+                                                 "comparable: use movetime")
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
