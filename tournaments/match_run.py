@@ -75,6 +75,28 @@ def check_same_engine(config: MatchConfig, records: list[GameRecord]) -> None:
             f"{config.source or 'the config'}), or check out the code that played them.")
 
 
+def check_same_schedule(config: MatchConfig, records: list[GameRecord]) -> None:
+    """Refuse to resume when a finished game's id now stands for another game: resuming skips
+    games by id, so after a change to the book, its seed or what ``openings.exclude`` leaves out
+    (a label store that grew), the games to come would repeat some openings, skip others, and
+    could start from one the exclusion is there to keep out."""
+    specs = {s.id: s for s in config.schedule()}
+    moved = [(r, specs[r.id]) for r in records if r.id in specs
+             and (r.opening != specs[r.id].opening_name or (r.white, r.black) != (specs[r.id].white, specs[r.id].black))]
+    if moved:
+        record, spec = moved[0]
+        raise ScheduleChangedError(
+            f"{config.output / 'games.jsonl'}: {len(moved)} finished game(s) no longer match the schedule of "
+            f"{config.source or 'the config'}: game {record.id} was {record.white} - {record.black} from "
+            f"{record.opening or 'the start position'}, and the config now schedules {spec.white} - {spec.black} "
+            f"from {spec.opening_name or 'the start position'} (the players, the book, its seed, limit or exclude "
+            f"changed). Give the match a new output folder, or restore the config that played them.")
+
+
+class ScheduleChangedError(ConcilioError):
+    """A match folder resumed with a config whose schedule gives its finished games' ids to other games."""
+
+
 @dataclass
 class PairingSummary:
     player: str
@@ -187,7 +209,8 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     folder.mkdir(parents=True, exist_ok=True)
     records = read_records(folder)
     check_same_engine(config, records)
-    if config.rules.time_control.equal_time:
+    check_same_schedule(config, records)
+    if any(config.time_control(p.name).equal_time for p in config.players):
         from players.speed import default_speed_table
         default_speed_table()  # read here as well as on the workers: its warning shows where the match runs
     done = {r.id for r in records}

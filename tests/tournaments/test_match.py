@@ -206,7 +206,7 @@ def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
     folder.mkdir()
     played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
               "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
-              "opening": "start", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": "0123456789ab"}
+              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": "0123456789ab"}
     (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
     with pytest.raises(EngineChangedError, match=r"games.jsonl: 1 game\(s\) were played by engine 0123456789ab"):
         run_match(config, progress=False, out=lambda line: None)
@@ -349,3 +349,24 @@ def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path)
                               "exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
     assert "openings.exclude[1]: no such file: nowhere.epd" in text
     assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text
+
+
+def test_a_match_whose_openings_moved_is_not_resumed(tmp_path):
+    """Resuming skips games by id: after the book's order changed (here its seed; a growing
+    exclusion does the same), finished ids would stand for other openings."""
+    from tournaments.match_run import ScheduleChangedError
+    body = """
+        players: [{name: mkp, instance: MKP}]
+        games: 2
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: SEED}
+        time_control: {nodes: 300}
+        max_plies: 4
+    """
+    run_match(write(tmp_path, body.replace("SEED", "1")), progress=False, out=lambda line: None)
+    played = (tmp_path / "out" / "games.jsonl").read_text()
+    with pytest.raises(ScheduleChangedError, match=r"2 finished game\(s\) no longer match .* game 0-0 was"):
+        run_match(write(tmp_path, body.replace("SEED", "2")), progress=False, out=lambda line: None)
+    assert (tmp_path / "out" / "games.jsonl").read_text() == played  # nothing finished is lost
+    again = run_match(write(tmp_path, body.replace("SEED", "1").replace("games: 2", "games: 4")),
+                      progress=False, out=lambda line: None)
+    assert again.played == 2 and len(again.records) == 4
