@@ -12,7 +12,12 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import chess
+
+from concilio.errors import ConcilioError
 from .opening_record import Opening
+from .reachable import cannot_follow
 from .sqlite_file import SqliteFile
 
 SCHEMA = """
@@ -78,6 +83,10 @@ def move_points(lines: Sequence[tuple[str, int]]) -> dict[str, int]:
     return out
 
 
+class OpeningMismatchError(ConcilioError, ValueError):
+    """A stored self-play game that cannot have started from the opening its plan draws."""
+
+
 class LabelStore(SqliteFile):
     SCHEMA = SCHEMA
 
@@ -103,10 +112,26 @@ class LabelStore(SqliteFile):
     # --- openings ---------------------------------------------------------------------------------
     def backfill_openings(self, openings: Iterable[tuple[str, Opening]]) -> int:
         """Record (source, opening) for games stored before openings were: a game that has
-        one keeps it.  Returns openings added."""
+        one keeps it.  Each is first checked against the game's stored positions
+        (``tournaments.reachable``), so that a store filled from another book or seed is not
+        given openings its games never started from: a match excluding them would then let
+        the real ones in.  Returns openings added."""
+        recorded = set(self.openings())
+        rows = []
+        for source, opening in openings:
+            if source in recorded:
+                continue
+            start = chess.Board(opening.start_fen)
+            for fen, position in self.db.execute("SELECT fen, source FROM positions WHERE source LIKE ?",
+                                                 (f"{source}:%",)):
+                reason = cannot_follow(start, chess.Board(f"{fen} 0 1"), int(position.rsplit(":", 1)[1]))
+                if reason is not None:
+                    raise OpeningMismatchError(
+                        f"{self.path}: {position} cannot follow {opening.book}:{opening.entry} ({reason}); "
+                        "was this store filled with another book or seed? Its games' openings are not recorded")
+            rows.append(_opening_row(source, opening))
         with self.db:
-            cur = self.db.executemany("INSERT OR IGNORE INTO openings VALUES (?,?,?,?,?)",
-                                      [_opening_row(source, opening) for source, opening in openings])
+            cur = self.db.executemany("INSERT OR IGNORE INTO openings VALUES (?,?,?,?,?)", rows)
         return cur.rowcount
 
     def openings(self) -> dict[str, Opening]:

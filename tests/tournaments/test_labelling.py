@@ -158,3 +158,20 @@ def test_games_stored_before_openings_were_learn_theirs(tmp_path):
         store.add_source("selfplay:2", [], first)
         assert store.backfill_openings([("selfplay:1", first), ("selfplay:2", second)]) == 1
         assert store.openings() == {"selfplay:1": first, "selfplay:2": first}  # a recorded one is kept
+
+
+def test_a_backfilled_opening_must_be_where_the_stored_game_could_start(tmp_path):
+    """A store filled from another book or seed: the opening the plan now draws cannot precede
+    the game's stored positions, and recording it would let the real opening into matches."""
+    from tournaments.label_store import OpeningMismatchError
+    board = chess.Board()
+    for uci in ("e2e4", "e7e5"):
+        board.push_uci(uci)
+    after_d4 = chess.Board()
+    after_d4.push_uci("d2d4")
+    with LabelStore(tmp_path / "old.sqlite") as store:
+        store.add_source("selfplay:3", [(board.epd(), "selfplay:3:2")])
+        with pytest.raises(OpeningMismatchError, match=r"selfplay:3:2 cannot follow d4.epd:5"):
+            store.backfill_openings([("selfplay:3", Opening("d4.epd", 5, after_d4.fen()))])
+        assert store.openings() == {}
+        assert store.backfill_openings([("selfplay:3", Opening("b.epd", 1, chess.STARTING_FEN))]) == 1
