@@ -18,7 +18,7 @@ from numba import njit
 
 from evaluation.evaluate import evaluate_cached, new_pawn_cache, new_scratch
 from evaluation.params import DEFAULT_PARAMS
-from concilio.resources import data_file
+from base.resources import data_file
 from evaluation.spec import EvalSpec
 from players.position import Position
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from players.decomposition.config import load_decomposition
 from players.decomposition.runner import DaskRunner
-from tournaments.speedup import timed_search
+from tournaments.speedup.run import timed_search
 from players.result import SearchLimits
-from concilio.resources import data_file
-from tournaments.epd import read_suite
+from base.resources import data_file
+from tournaments.records.epd import read_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = data_file("suites/bratko-kopec.epd")

@@ -17,8 +17,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from concilio.resources import data_file
-from tournaments.epd import read_suite
+from base.resources import data_file
+from tournaments.records.epd import read_suite
 
 SUITES = data_file("suites")
 THESIS_INSTANCES = ("MB", "MX", "MK", "MP", "MA", "MR", "MBX", "MBXK", "MBXP", "MBXA", "MBKA", "MBKR", "MBPR",

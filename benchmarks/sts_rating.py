@@ -24,8 +24,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from concilio.resources import data_file
-from tournaments.epd import read_suite
+from base.resources import data_file
+from tournaments.records.epd import read_suite
 
 DEFAULT_ENGINES = ("full=concilio uci", "gnuchess=gnuchess --uci", "stockfish=stockfish")
 RATING_SLOPE, RATING_OFFSET = 44.523, -242.85

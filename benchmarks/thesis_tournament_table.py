@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tournaments.match_config import load_match
-from tournaments.match_run import read_records, summarise
+from tournaments.match.config import load_match
+from tournaments.match.run import read_records, summarise
 
 THESIS = {  # label: (simple, (white wins, black wins)), (generalised, ...)
     "3a": ((10.74, 6, 3), (13.30, 7, 6)), "4a": ((9.11, 5, 3), (13.32, 8, 4)), "5a": ((9.91, 6, 2), (13.40, 8, 5)),

@@ -66,8 +66,8 @@ class UciEngine:
             self.name = f"{ENGINE_NAME} {kind} ({spec.letters})"
             self._make = lambda: self._instance(spec)
             return
-        from concilio.config import find_config
-        from players.cascade.config import is_cascade_file, load_cascade
+        from base.config import find_config
+        from ensemble.cascade.config import is_cascade_file, load_cascade
         from players.decomposition.config import is_decomposition_file, load_decomposition
         path = find_config(target, "ensembles", "decomposition", "cascade")  # ConfigError: exit 2 with the reason
         self.coordinated = True
@@ -98,7 +98,7 @@ class UciEngine:
         return DecompositionPlayer(config).start()
 
     def _cascade(self, config) -> Player:
-        from players.cascade.player import CascadePlayer
+        from ensemble.cascade.player import CascadePlayer
         return CascadePlayer(config).start()
 
     def _ensemble(self) -> Player:

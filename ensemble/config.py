@@ -27,20 +27,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from concilio.resources import resolve_data_reference
+from base.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.decomposition.team import TeamSearcher
 from players.result import SearchLimits
 from players.searcher import Searcher
 from players.speed import default_speed_table
 
-from .distribution import CRITERIA as DISTRIBUTION_CRITERIA
-from .distribution import MASK_CRITERIA, DistributionError, distribute
-from .dynamic import DynamicModelError, load_weights
-from .model_file import LearnedModelError, load_model
-from .selection import CRITERIA as SELECTION_CRITERIA
-from .selection import SelectionError, check_params
-from concilio.config import (
+from ensemble.distribution import CRITERIA as DISTRIBUTION_CRITERIA
+from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute
+from ensemble.dynamic import DynamicModelError, load_weights
+from ensemble.model_file import LearnedModelError, load_model
+from ensemble.selection import CRITERIA as SELECTION_CRITERIA
+from ensemble.selection import SelectionError, check_params
+from base.config import (
     ConfigError,
     FieldPath,
     YamlSource,

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 from evaluation.spec import CATEGORIES, EvalSpec, category_bit
 
 MASK_CRITERIA = ("minimal", "balanced", "unbalanced", "incremental", "random")

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import chess
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 from evaluation.spec import CATEGORIES
 
-from .features import game_phase
-from .learned import grouped_folds, top_per_group
-from .ballot import SelectionInput
+from ensemble.features import game_phase
+from ensemble.learned import grouped_folds, top_per_group
+from ensemble.ballot import SelectionInput
 
 CONTEXT = ("bias", "phase", "king_danger", "closed", "imbalance")
 FORMAT = 1

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import chess
 
 from evaluation.spec import CATEGORIES, FULL_ENGINE, EvalSpec
-from evaluation.trace import trace
+from players.trace import trace
 from players.position import Position
 from players.result import MATE_CP
 
-from .ballot import Ballot, Evidence
+from ensemble.ballot import Ballot, Evidence
 
 
 @dataclass(frozen=True)

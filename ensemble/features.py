@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import chess
 
 from evaluation.spec import CATEGORIES
-from .ballot import GENERALISED_WEIGHTS, SelectionInput, clamp_score, votes
+from ensemble.ballot import GENERALISED_WEIGHTS, SelectionInput, clamp_score, votes
 
 PAWNS_CAP = 20.0
 FULL_MASK = 127

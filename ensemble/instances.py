@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 
 import chess
 
-from concilio.cluster import Cluster, open_cluster
+from base.cluster import Cluster, open_cluster
 from players.result import SearchLimits
 from players.searcher import Searcher
 
-from . import worker as worker_tasks
-from .config import Budget, EnsembleConfig, InstanceConfig
-from .decision import InstanceReport
-from .ballot import Ballot
-from .selection import CRITERIA
+from ensemble import worker as worker_tasks
+from ensemble.config import Budget, EnsembleConfig, InstanceConfig
+from ensemble.decision import InstanceReport
+from ensemble.ballot import Ballot
+from ensemble.selection import CRITERIA
 
 SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
 Searches = tuple[list[InstanceReport], list[Ballot], float]  # reports, ballots, the move's deadline

@@ -15,11 +15,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from .features import FEATURES, candidate_features
-from .learned_model import LearnedModel, feature_array
-from .model_file import LearnedModelError, library_versions, load_model
-from .rankers import ranker_from_estimator
-from .ballot import SelectionInput
+from ensemble.features import FEATURES, candidate_features
+from ensemble.learned_model import LearnedModel, feature_array
+from ensemble.model_file import LearnedModelError, library_versions, load_model
+from ensemble.rankers import ranker_from_estimator
+from ensemble.ballot import SelectionInput
 
 __all__ = ["LearnedModel", "LearnedModelError", "chosen_share", "fit_model", "grouped_folds", "learned",
            "top_per_group"]  # LearnedModel here too: format-1 pickles name it ensemble.learned.LearnedModel

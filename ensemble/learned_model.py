@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .features import FEATURES
-from .rankers import Ranker
+from ensemble.features import FEATURES
+from ensemble.rankers import Ranker
 
 MODEL_FORMAT = 2  # 1: a joblib pickle of this class; 2: JSON numbers (ensemble.model_file)
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 
-from .features import FEATURES
-from .learned_model import MODEL_FORMAT, LearnedModel
-from .rankers import RankerDataError, ranker_from_data, ranker_from_estimator
+from ensemble.features import FEATURES
+from ensemble.learned_model import MODEL_FORMAT, LearnedModel
+from ensemble.rankers import RankerDataError, ranker_from_data, ranker_from_estimator
 
 FIELDS = ("format", "kind", "features", "empty", "trained_on", "positions", "games", "rows", "cv",
           "importances", "versions", "ranker")

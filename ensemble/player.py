@@ -13,17 +13,17 @@ from collections.abc import Callable, Sequence
 
 import chess
 
-from concilio.cluster import Cluster
+from base.cluster import Cluster
 from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
 from players.result import SearchLimits
 from players.searcher import Searcher
 
-from .config import Budget, EnsembleConfig
-from .decision import Decision, InstanceReport
-from .evidence import gather_evidence
-from .instances import DaskInstances, InlineInstances
-from .ballot import Ballot, Evidence, SelectionInput
-from .selection import CRITERIA, select
+from ensemble.config import Budget, EnsembleConfig
+from ensemble.decision import Decision, InstanceReport
+from ensemble.evidence import gather_evidence
+from ensemble.instances import DaskInstances, InlineInstances
+from ensemble.ballot import Ballot, Evidence, SelectionInput
+from ensemble.selection import CRITERIA, select
 
 log = logging.getLogger("concilio.ensemble")
 FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one iteration, however little

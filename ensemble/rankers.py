@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.special import expit
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 
 
 class RankerDataError(ConcilioError, ValueError):

@@ -18,15 +18,15 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 from evaluation.spec import CATEGORIES
 from players.result import MATE_CP
 
-from .ballot import GENERALISED_WEIGHTS, SIMPLE_WEIGHTS, Evidence, SelectionInput, clamp_score, votes
-from .dynamic import DynamicWeights
-from .dynamic import dynamic as dynamic_vote
-from .learned import LearnedModel
-from .learned import learned as learned_rank
+from ensemble.ballot import GENERALISED_WEIGHTS, SIMPLE_WEIGHTS, Evidence, SelectionInput, clamp_score, votes
+from ensemble.dynamic import DynamicWeights
+from ensemble.dynamic import dynamic as dynamic_vote
+from ensemble.learned import LearnedModel
+from ensemble.learned import learned as learned_rank
 
 
 class SelectionError(ConcilioError, ValueError):

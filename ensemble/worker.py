@@ -8,8 +8,8 @@ is busy in the worker's task thread.
 """
 from __future__ import annotations
 
-from concilio.cluster import Resident, worker_address
-from concilio.errors import ConcilioError
+from base.cluster import Resident, worker_address
+from base.errors import ConcilioError
 from players.position import Position
 from players.result import SearchLimits, SearchResult
 from players.searcher import Searcher

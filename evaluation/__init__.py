@@ -1,4 +1,4 @@
 """The seven knowledge categories (numba kernels), masks, weights and traces."""
-from concilio.resources import use_user_numba_cache
+from base.resources import use_user_numba_cache
 
 use_user_numba_cache()

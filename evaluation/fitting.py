@@ -1,4 +1,4 @@
-"""The kernels of the term-value fit (``tournaments.tuning``), in numba so that a million
+"""The kernels of the term-value fit (``tournaments.training.fit``), in numba so that a million
 positions cost seconds: the mean squared error between a target win probability and
 the logistic of the full evaluation, and each position's coefficients of the term
 values.

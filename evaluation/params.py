@@ -1,7 +1,7 @@
 """The evaluation's scalar terms: one (middlegame, endgame) pair each, in centipawns.
 
 The jitted evaluation reads them from an array passed at run time (never a frozen
-global), so that ``tournaments/tuning.py`` can fit them without recompiling and an
+global), so that ``tournaments/training/fit.py`` can fit them without recompiling and an
 instance could carry its own.  ``DEFAULT_PARAMS`` holds the fitted values, fitted
 together with the piece-square tables of ``tables.py`` (``concilio fit positions
 --games 21000`` then ``concilio fit terms --tables --apply``: 1,035,449 distinct

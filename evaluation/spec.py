@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 
 CATEGORIES = "MBXKPAR"
 CATEGORY_NAMES = {

@@ -9,7 +9,7 @@ towards the hard one; a best move that has stood for many iterations shrinks it.
 """
 from __future__ import annotations
 
-from .result import SearchLimits
+from players.result import SearchLimits
 
 DEFAULT_OVERHEAD_MS = 50  # kept back from a clock allocation for transport and the GUI
 # Kept back from a GUI's ``go movetime``: the reply's own latency.  Measured with python-chess

@@ -13,10 +13,10 @@ import time
 import chess
 import chess.engine
 
-from concilio.errors import ConcilioError
-from concilio.interrupts import deaf_children
-from .player import InfoCallback, MoveLimits, Played
-from .result import MATE_CP
+from base.errors import ConcilioError
+from base.interrupts import deaf_children
+from players.player import InfoCallback, MoveLimits, Played
+from players.result import MATE_CP
 
 SEARCH_DIRS = ("/usr/games", "/usr/local/games", "/usr/local/bin", "/usr/bin")
 

@@ -15,10 +15,10 @@ from typing import Protocol
 
 import chess
 
-from .clock import DEFAULT_OVERHEAD_MS, TimeManager
-from .result import MATE_CP, IterationInfo, SearchLimits, SearchResult
-from .searcher import Searcher
-from .speed import default_speed_table
+from players.clock import DEFAULT_OVERHEAD_MS, TimeManager
+from players.result import MATE_CP, IterationInfo, SearchLimits, SearchResult
+from players.searcher import Searcher
+from players.speed import default_speed_table
 
 InfoCallback = Callable[[IterationInfo], None]
 COORDINATED_OVERHEAD_MS = 150  # players that coordinate Dask workers: submission, transport, selection

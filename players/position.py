@@ -11,11 +11,11 @@ from typing import Sequence
 import chess
 import numpy as np
 
-from concilio.errors import ConcilioError
-from .core.movegen import generate_moves, play_moves
-from .core.moves import (BLACK, EMPTY, MAX_HISTORY, MAX_MOVES, ST_CASTLE, ST_EP, ST_FULLMOVE, ST_HALFMOVE,
+from base.errors import ConcilioError
+from players.core.movegen import generate_moves, play_moves
+from players.core.moves import (BLACK, EMPTY, MAX_HISTORY, MAX_MOVES, ST_CASTLE, ST_EP, ST_FULLMOVE, ST_HALFMOVE,
                          ST_PLY, ST_SIDE, WHITE, empty_arrays, move_to_uci)
-from .core.position import compute_key, put_piece, unmake_move
+from players.core.position import compute_key, put_piece, unmake_move
 
 
 class InvalidPositionError(ConcilioError, ValueError):

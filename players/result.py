@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from concilio.errors import ConcilioError
+from base.errors import ConcilioError
 
 MATE_CP = 10_000  # a mate counts as this many centipawns wherever scores are compared or added
 

@@ -16,7 +16,7 @@ on one core in the move's time; then
 The table is measured by ``concilio speed-table`` (interleaved rounds against the full
 engine in the same process, so machine load cancels in the ratios) and shipped as
 ``data/calibration/speed.json``; a file of one's own can replace it.  The file names the
-engine (``concilio.fingerprint``), bench signature, commit and processor it was measured
+engine (``base.fingerprint``), bench signature, commit and processor it was measured
 with: speeds change with the search, the evaluation and the processor, so a table from other
 code is reported once per process when first read (a warning: the budgets still work).
 """
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concilio.errors import ConcilioError
-from concilio.fingerprint import engine_fingerprint
+from base.errors import ConcilioError
+from base.fingerprint import engine_fingerprint
 from evaluation.spec import EvalSpec
 
 
@@ -46,7 +46,7 @@ class SpeedTable:
     masks: dict[int, float]  # mask -> nodes per second relative to the full engine (one core each)
     teams: dict[str, float] = field(default_factory=dict)  # "abdada/2" -> team nps relative to one full core
     measured: str = ""  # how, where and when, for people
-    engine: str | None = None  # concilio.fingerprint of the code measured; None in tables from before it was kept
+    engine: str | None = None  # base.fingerprint of the code measured; None in tables from before it was kept
     bench: int | None = None  # that code's bench signature (players.bench at its default depth)
     commit: str | None = None  # git describe of the checkout, None outside one
     processor: str | None = None  # the CPU's model name
@@ -87,7 +87,7 @@ def _optional(data: dict[str, Any], key: str, kind: Callable[[Any], Any]) -> Any
 
 
 def _shipped() -> Path:
-    from concilio.resources import data_file
+    from base.resources import data_file
     return data_file("calibration/speed.json")
 
 
@@ -114,7 +114,7 @@ def other_engine(table: SpeedTable, source: str | Path) -> str | None:
         return None
     measured = f"engine {table.engine}" if table.engine else "an unknown engine (the file names none)"
     return (f"{source}: speeds measured with {measured}, and this installation's search and evaluation are engine "
-            f"{now} (concilio.fingerprint); equal-time budgets use them all the same. Rerun concilio speed-table "
+            f"{now} (base.fingerprint); equal-time budgets use them all the same. Rerun concilio speed-table "
             "to measure this engine.")
 
 

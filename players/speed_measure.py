@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from concilio.fingerprint import ROOT, engine_fingerprint
+from base.fingerprint import ROOT, engine_fingerprint
 from evaluation.spec import FULL_ENGINE, EvalSpec
-from .bench import BENCH_FENS, run_bench
-from .result import SearchLimits
-from .searcher import Searcher
-from .speed import SpeedTable
+from players.bench import BENCH_FENS, run_bench
+from players.result import SearchLimits
+from players.searcher import Searcher
+from players.speed import SpeedTable
 
 
 def _timed(searcher: Searcher, fen: str, limits: SearchLimits) -> tuple[float, int]:
@@ -63,8 +63,8 @@ def team_speed(decomposition: str, movetime: int = 500, rounds: int = 3, fens: S
     the two alternating position by position in ABBA order."""
     import chess
 
-    from .decomposition.config import load_decomposition
-    from .decomposition.player import DecompositionPlayer
+    from players.decomposition.config import load_decomposition
+    from players.decomposition.player import DecompositionPlayer
     config = load_decomposition(decomposition)
     single = Searcher(FULL_ENGINE, config.search.hash_mb)
     limits = SearchLimits(movetime=movetime)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from concilio.resources import packaged
+from base.resources import packaged
 
 
 @pytest.fixture(scope="session")

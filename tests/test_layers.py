@@ -1,18 +1,57 @@
-"""The import direction of the layers (front door > tournaments > ensemble > players >
-engine > base), and inside the ensemble selection > trained criteria > ballot (the
-cycle selection <-> learned/dynamic/features, once hidden by function-level imports,
-breaks it), as the import-linter contracts in ``pyproject.toml`` state it."""
+"""The import direction of the layers (front door > experiments > ensembles > players >
+engine > base), inside the experiments (each experiment over the parts they share) and
+inside the ensemble (selection > trained criteria > ballot), as the import-linter
+contracts in ``pyproject.toml`` state it; and every module in some layer, so that a new
+module cannot import anything by being in none."""
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
 
 
-def test_the_layer_contract_is_kept():
+def code_modules() -> list[str]:
+    modules = []
+    for package in CONFIG["root_packages"]:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            modules.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return modules
+
+
+def layer_of(module: str, layers: list[str]) -> int | None:
+    """The index of the layer that names ``module`` or a package holding it."""
+    for index, layer in enumerate(layers):
+        for entry in (e.strip() for e in layer.split(":")):
+            if module == entry or module.startswith(entry + "."):
+                return index
+    return None
+
+
+def test_the_layer_contracts_are_kept():
     lint = shutil.which("lint-imports") or str(Path(sys.executable).parent / "lint-imports")
     done = subprocess.run([lint, "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "2 kept, 0 broken" in done.stdout
+    assert f"{len(CONFIG['contracts'])} kept, 0 broken" in done.stdout
+
+
+def test_every_module_is_in_a_layer():
+    layers = CONFIG["contracts"][0]["layers"]
+    packages = {m for m in code_modules() if (ROOT / m.replace(".", "/") / "__init__.py").exists()}
+    # a package's __init__ is in the layer of the package or, for a split package such as
+    # ``players``, in the lowest layer among its modules
+    missing = [m for m in code_modules() if m not in packages and layer_of(m, layers) is None]
+    assert not missing, f"modules in no layer of {CONFIG['contracts'][0]['name']!r}: {missing}"
+    assert len(code_modules()) > 90  # the walk found the code
+
+
+def test_a_module_in_no_layer_is_found(tmp_path):
+    layers = CONFIG["contracts"][0]["layers"]
+    assert layer_of("players.decomposition.runner", layers) is not None
+    assert layer_of("players.new_module", layers) is None  # players is split module by module
+    assert layer_of("tournaments.match.run", layers) == 1
+    assert layer_of("base.errors", layers) == len(layers) - 1

@@ -17,7 +17,7 @@ import chess
 import chess.engine
 import pytest
 
-from concilio.resources import data_file
+from base.resources import data_file
 
 UCI = [sys.executable, "-m", "concilio", "uci"]
 UNBOUNDED_S = 5.0  # node and depth limits have no time limit: answering at all is what counts

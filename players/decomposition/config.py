@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concilio.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, get_bool, get_int,
+from base.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, get_bool, get_int,
                              load_checked, load_yaml)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
@@ -77,7 +77,7 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
 def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = None,
                        **overrides) -> DecompositionConfig:
     """Validate a decomposition mapping: a whole file, or a part of one (the speedup
-    file's ``algorithms`` items, through :class:`concilio.config.Located`)."""
+    file's ``algorithms`` items, through :class:`base.config.Located`)."""
     if not isinstance(data, dict):
         raise ConfigError([f"{src.name}: expected a mapping"])
     data = {**data, **overrides}

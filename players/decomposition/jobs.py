@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from concilio.cluster import Resident, worker_address
+from base.cluster import Resident, worker_address
 from evaluation.spec import CATEGORIES
 from players.position import Position
 from players.result import IterationInfo

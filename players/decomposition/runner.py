@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
-from concilio.cluster import open_cluster
+from base.cluster import open_cluster
 from . import jobs
 
 
@@ -44,7 +44,7 @@ class Done:
 
 
 class InlineRunner:
-    """Every job runs at once in this process (a :class:`concilio.cluster.Runner`)."""
+    """Every job runs at once in this process (a :class:`base.cluster.Runner`)."""
 
     workers = 1
     client = None  # no Dask: algorithms that need its shared variables take their inline path
@@ -86,7 +86,7 @@ class InlineRunner:
 
 
 class ThreadRunner:
-    """Jobs on search threads of this very process, no Dask (a :class:`concilio.cluster.Runner`):
+    """Jobs on search threads of this very process, no Dask (a :class:`base.cluster.Runner`):
     the team of an ensemble instance that is itself a parallel search (it already lives on a
     Dask worker), or of a player inside a match's game worker.  The search releases the GIL,
     so the threads search at the same time; a shared table is this process's memory."""
@@ -211,7 +211,7 @@ def widen_actor_threads(threads: int, dask_worker=None) -> int:
 class DaskRunner:
     """Jobs on a Dask cluster, through one :class:`SearchActor` per single-threaded worker,
     or (``threads``, a local cluster only) per search thread of one worker process
-    (a :class:`concilio.cluster.Runner`)."""
+    (a :class:`base.cluster.Runner`)."""
 
     def __init__(self, workers: int | None = None, scheduler: str | None = None, client=None,
                  threads: bool = False) -> None:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from concilio.resources import packaged
+from base.resources import packaged
 from ensemble.config import load_ensemble
-from concilio.config import ConfigError
+from base.config import ConfigError
 from tests.ensemble.thesis_table import THESIS_TABLE
 
 

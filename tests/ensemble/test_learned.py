@@ -6,7 +6,7 @@ import random
 import chess
 import pytest
 
-from concilio.config import ConfigError
+from base.config import ConfigError
 from ensemble.config import load_ensemble
 from ensemble.features import FEATURES, candidate_features
 from ensemble.learned import LearnedModelError, chosen_share, fit_model, grouped_folds

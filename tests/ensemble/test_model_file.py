@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from concilio.cli import main
-from concilio.config import ConfigError
-from concilio.errors import ConcilioError
+from base.config import ConfigError
+from base.errors import ConcilioError
 from ensemble.config import load_ensemble
 from ensemble.features import FEATURES
 from ensemble.learned import _estimators

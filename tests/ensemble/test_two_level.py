@@ -3,7 +3,7 @@ local cluster, and the in-process team behind them."""
 import chess
 import pytest
 
-from concilio.config import ConfigError
+from base.config import ConfigError
 from ensemble.config import load_ensemble
 from ensemble.player import EnsemblePlayer
 from evaluation.spec import EvalSpec

@@ -7,7 +7,7 @@ import pytest
 from evaluation.evaluate import evaluate, new_scratch
 from evaluation.params import DEFAULT_PARAMS
 from evaluation.spec import CATEGORIES, EvalSpec
-from evaluation.trace import trace
+from players.trace import trace
 from players.position import Position
 
 

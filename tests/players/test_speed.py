@@ -11,8 +11,8 @@ import chess
 import pytest
 
 import players.speed as speed
-from concilio.config import ConfigError
-from concilio.fingerprint import ROOT, engine_fingerprint
+from base.config import ConfigError
+from base.fingerprint import ROOT, engine_fingerprint
 from ensemble.config import Budget, load_ensemble
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.player import InstancePlayer, MoveLimits
@@ -113,8 +113,8 @@ def test_a_table_from_before_the_engine_was_kept_loads_and_warns(shipped, caplog
 
 
 def test_a_parallel_match_warns_where_it_runs_not_only_on_its_workers(shipped, caplog, monkeypatch, tmp_path):
-    import tournaments.match_run as match_run
-    from tournaments.match_config import load_match
+    import tournaments.match.run as match_run
+    from tournaments.match.config import load_match
     shipped.write_text(TWO.to_json())
     monkeypatch.setattr(match_run, "_run_parallel", lambda *args: False)  # the workers, which read it too, faked
     path = tmp_path / "m.yaml"
@@ -147,7 +147,7 @@ def test_speed_table_writes_what_it_was_measured_with(tmp_path, monkeypatch):
 
 
 def test_equal_time_needs_nodes_and_our_own_players(tmp_path):
-    from tournaments.match_config import load_match
+    from tournaments.match.config import load_match
     path = tmp_path / "m.yaml"
     path.write_text(f"players: [{{name: a, full: true}}, {{name: b, uci: [stockfish]}}]\n"
                     f"time_control: {{movetime: 100, equal_time: true}}\noutput: {tmp_path / 'out'}\n")

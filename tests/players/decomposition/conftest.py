@@ -4,7 +4,7 @@ import pytest
 
 from players.decomposition.jobs import SearcherConfig
 from players.result import SearchLimits
-from tournaments.epd import read_suite
+from tournaments.records.epd import read_suite
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)
 

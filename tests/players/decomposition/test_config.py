@@ -7,7 +7,7 @@ from players.decomposition.runner import DaskRunner
 
 
 def test_bad_decomposition_files_are_named():
-    from concilio.config import ConfigError
+    from base.config import ConfigError
     with pytest.raises(ConfigError, match="unknown algorithm 'dts'"):
         load_decomposition(text="algorithm: dts\n")
     with pytest.raises(ConfigError, match="abdada defers moves through a shared table"):

@@ -1,0 +1,238 @@
+"""Dask for every part of Concilio: the cluster, what stays resident on a worker, and
+the runner protocol the players submit work through.
+
+* :func:`open_cluster` starts a ``LocalCluster`` on loopback (worker processes, a quiet
+  housekeeping schedule, the dashboard on an ephemeral loopback port) or connects to an
+  existing scheduler.  Ensembles, the decomposition player, matches and suites all
+  start their workers here.
+* :class:`Resident` holds objects that live in a worker process between tasks (an
+  instance's searcher with its warm hash table, a match player), keyed by a name the
+  coordinator chooses.
+* :class:`Runner` is what a player submits its searches through: on Dask workers, or
+  inline in the calling process (tests, one core, the sequential reference).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from base.errors import ConcilioError
+from base.interrupts import deaf_children, held_signals
+
+# Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: the
+# profiler samples every thread 100 times a second, the event loops tick 50 times a second,
+# and memory and system monitors poll; with these settings an idle 2-worker cluster costs
+# about a seventh of the CPU it would, time the searches on the same cores get back.
+QUIET = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "2s",
+}
+CONNECT_TIMEOUT_S = 30.0
+
+
+class ClusterError(ConcilioError, RuntimeError):
+    """The cluster could not be started or reached."""
+
+
+@dataclass
+class Cluster:
+    """A Dask client and, for a local cluster, the cluster it owns."""
+
+    client: Any
+    local: Any | None  # the LocalCluster we started; None for an existing scheduler
+    description: str
+    dashboard: str | None
+
+    def workers(self) -> list[str]:
+        """Addresses of the workers alive now, in a stable order.  A local cluster keeps
+        its list current from the scheduler's stream (free to read, where asking the
+        scheduler is a round trip inside a timed move)."""
+        live = getattr(self.local, "scheduler_info", None)
+        if isinstance(live, dict) and "workers" in live:
+            return sorted(live["workers"])
+        return sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+
+    def close(self) -> None:
+        """Close the client and our workers; a Ctrl-C meanwhile waits until they are closed
+        (a second Ctrl-C must not leave a half-closed cluster and its processes behind).  What
+        was in flight (a search's actor calls, after a Ctrl-C) fails on the workers closing;
+        Dask's errors about it are not shown: there is nothing left to act on."""
+        from distributed.utils import silence_logging_cmgr
+        with held_signals(), silence_logging_cmgr(logging.CRITICAL):
+            try:
+                self.client.close()
+            finally:
+                if self.local is not None:
+                    self.local.close()
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_worker: int = 1,
+                 dashboard: bool = True, connect_timeout: float = CONNECT_TIMEOUT_S) -> Cluster:
+    """A local cluster of ``workers`` processes on 127.0.0.1, or the scheduler at
+    ``scheduler`` (``tcp://host:port``) with whatever workers it has."""
+    import dask
+    from distributed import Client, LocalCluster
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        return Cluster(client, None, f"scheduler {scheduler}", _dashboard(client) if dashboard else None)
+    from multiprocessing import resource_tracker
+    threads = f", {threads_per_worker} threads each" if threads_per_worker > 1 else ""
+    # Started before the signals are blocked: starting it unblocks them in the starting thread
+    # (CPython 3.11), and Dask's event loop would start it with the first worker.
+    resource_tracker.ensure_running()
+    cluster = None
+    try:
+        # Workers deaf to Ctrl-C (it reaches the whole process group): the caller closes them
+        # when it stops, and a signal during the start is raised once the cluster is whole.
+        with held_signals():
+            with dask.config.set(QUIET), deaf_children():
+                local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                                     host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
+                                     silence_logs=logging.ERROR)
+                client = Client(local)
+            cluster = Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
+                              _dashboard(client) if dashboard else None)
+    except BaseException:
+        if cluster is not None:
+            cluster.close()
+        raise
+    return cluster
+
+
+def _dashboard(client) -> str | None:
+    try:
+        return client.dashboard_link
+    except Exception:  # noqa: BLE001 - no dashboard (bokeh missing, or disabled on the scheduler)
+        return None
+
+
+def worker_address() -> str:
+    """The address of the Dask worker running this code; ``inline`` outside a worker."""
+    try:
+        from distributed import get_worker
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "inline"
+
+
+T = TypeVar("T")
+
+
+class Resident(Generic[T]):
+    """Objects kept in a worker process between tasks, by key.  Tasks pinned to the worker
+    find them here; a module that needs some makes one ``Resident`` at import time."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, T] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> T | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def get_or_create(self, key: str, make: Callable[[], T]) -> T:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                item = self._items[key] = make()
+            return item
+
+    def put(self, key: str, item: T) -> None:
+        with self._lock:
+            self._items[key] = item
+
+    def pop(self, key: str) -> T | None:
+        with self._lock:
+            return self._items.pop(key, None)
+
+    def pop_prefix(self, prefix: str) -> list[T]:
+        """Remove and return every item whose key starts with ``prefix`` (a game's)."""
+        with self._lock:
+            keys = [k for k in self._items if k.startswith(prefix)]
+            return [self._items.pop(k) for k in keys]
+
+    def pop_all(self) -> list[T]:
+        with self._lock:
+            items = list(self._items.values())
+            self._items.clear()
+            return items
+
+    def __iter__(self) -> Iterator[T]:
+        with self._lock:
+            return iter(list(self._items.values()))
+
+
+class Runner(Protocol):
+    """Where a player's searches run.  ``submit`` returns a future-like object with
+    ``result()`` and ``done()``; ``workers`` is how many searches can run at once."""
+
+    workers: int
+
+    def submit(self, fn: Callable, *args, key: str = "") -> Any: ...
+
+    def close(self) -> None: ...
+
+
+def map_as_completed(client, function: Callable[..., Any], argument_lists: list[tuple], key: int,
+                     log: logging.Logger) -> Iterator[tuple[Any, Any]]:
+    """``(arguments[key], result)`` for each call as it finishes, on the client's Dask
+    workers or, with no client, inline.  A call that fails is logged and left out, so a
+    long run keeps the rest and a rerun retries what is missing."""
+    if client is None:
+        for args in argument_lists:
+            try:
+                result = function(*args)
+            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+                continue
+            yield args[key], result
+        return
+    from distributed import as_completed
+    futures = {}
+    try:
+        futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
+                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
+                continue
+            yield futures[future][key], result
+    finally:
+        cancel_pending(client, futures)
+
+
+def cancel_pending(client, futures: Iterable[Any]) -> None:
+    """Cancel the futures not finished: a run stopped early (a Ctrl-C, a failure) starts no more
+    tasks, which would start engines again once the caller has let the workers' engines go."""
+    pending = [f for f in futures if not f.done()]
+    if pending:
+        try:
+            client.cancel(pending)
+        except Exception:  # noqa: BLE001 - a client that is gone has nothing left to start
+            pass
+
+
+def run_everywhere(client, function: Callable[[], Any]) -> None:
+    """Call ``function`` on every worker (a worker that is gone is skipped) and here: how
+    resident objects (engines whose reader threads keep a process alive) are let go."""
+    if client is not None:
+        try:
+            client.run(function)
+        except Exception:  # noqa: BLE001 - a worker that is gone has nothing left to release
+            pass
+    function()

@@ -1,0 +1,74 @@
+"""Where Concilio's own files are: the configs and data sets it ships, and the user's
+folders for configs and the numba cache.
+
+A wheel installs ``configs/`` and ``data/`` inside the ``concilio`` package; a clone
+(and an editable install) keeps them at the repository root.  Nothing here reads
+outside those two places and the user's own folders, so a clone works with nothing
+beside it.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+DATA_PREFIX = "data:"
+CONFIG_PATH_ENV = "CONCILIO_CONFIG_PATH"
+
+
+def packaged(folder: str) -> Path:
+    """``configs`` or ``data`` as shipped: inside the installed package, else the checkout's."""
+    inside = PACKAGE / folder
+    return inside if inside.is_dir() else PACKAGE.parent / folder
+
+
+def data_file(relative: str | Path) -> Path:
+    """A packaged data set, e.g. ``data_file("suites/wac.epd")``."""
+    return packaged("data") / relative
+
+
+def user_config_dirs() -> list[Path]:
+    """The user's config folders, searched before the packaged ones: every folder in
+    ``$CONCILIO_CONFIG_PATH`` (separated like ``PATH``), then ``~/.config/concilio``."""
+    listed = [Path(p).expanduser() for p in os.environ.get(CONFIG_PATH_ENV, "").split(os.pathsep) if p]
+    from platformdirs import user_config_dir
+    return listed + [Path(user_config_dir("concilio", appauthor=False))]
+
+
+def user_cache_dir() -> Path:
+    from platformdirs import user_cache_dir as cache_dir
+    return Path(cache_dir("concilio", appauthor=False))
+
+
+def resolve_data_reference(text: str, folder: Path) -> Path | None:
+    """A file named inside a config: ``data:suites/wac.epd`` is a packaged data set; any
+    other path is taken relative to the config's own folder, then to the current
+    directory.  None when it exists nowhere."""
+    if text.startswith(DATA_PREFIX):
+        path = data_file(text[len(DATA_PREFIX):].lstrip("/"))
+        return path if path.exists() else None
+    path = Path(text).expanduser()
+    candidates = [path] if path.is_absolute() else [folder / path, Path.cwd() / path]
+    return next((p for p in candidates if p.exists()), None)
+
+
+def use_user_numba_cache() -> Path:
+    """Point numba's cache at the user's cache folder (or ``NUMBA_CACHE_DIR``), in a
+    subfolder named by the engine's fingerprint (``base.fingerprint``).
+
+    Numba writes its cache beside the source files by default: inside site-packages
+    for an installed Concilio, where ``pip uninstall`` leaves the folders behind and a
+    later editable install is shadowed by them.  Called by every package that holds
+    jitted code, before the first ``@njit``; the environment variable also reaches
+    the Dask worker processes this process starts.
+    """
+    from base.fingerprint import engine_fingerprint
+    base = Path(os.environ.get("NUMBA_CACHE_DIR") or user_cache_dir() / "numba")
+    # One folder per engine: numba would reuse code compiled against old tables.  A child
+    # process inherits the folder; it keeps it when it runs the same engine.
+    own = f"engine-{engine_fingerprint()}"
+    folder = str(base if base.name == own else base / own)
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    import numba
+    numba.config.CACHE_DIR = folder  # numba may have been imported before this ran
+    return Path(folder)

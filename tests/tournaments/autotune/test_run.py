@@ -1,0 +1,132 @@
+"""``concilio autotune`` end to end on a tiny labelled set, and its config's checks."""
+import re
+import textwrap
+from itertools import combinations
+
+import pytest
+
+from base.config import ConfigError
+from ensemble.config import load_ensemble
+from tournaments.autotune.config import load_autotune
+from tournaments.autotune.run import PoolBallots, run_autotune, split_held_out
+from tournaments.records.epd import read_suite
+from tournaments.suite.store import SearchStore
+from tournaments.suite.metrics import StoreView
+
+
+def tiny_set(data_dir, tmp_path, n=16):
+    lines = (data_dir / "training" / "selfplay-5k.epd").read_text().splitlines()[:n]
+    path = tmp_path / "train.epd"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_config(tmp_path, train, extra=""):
+    text = textwrap.dedent(f"""
+        name: tiny
+        train: {{path: {train}, validate: 0.25, seed: 3}}
+        confirm: [{{path: {train}, name: again}}]
+        pool: {{instances: [MB, MBX], full: true}}
+        budget: {{nodes: 300}}
+        criteria: [majority, depth_confidence]
+        size: {{min: 2, max: 2}}
+        compare: []
+        out: {tmp_path / "tuned.yaml"}
+        store: {tmp_path / "store.sqlite"}
+        report: {tmp_path / "report"}
+        workers: 1
+        """) + extra
+    (tmp_path / "tune.yaml").write_text(text)
+    return tmp_path / "tune.yaml"
+
+
+def test_split_keeps_openings_whole_and_is_reproducible(data_dir):
+    positions = read_suite(data_dir / "training" / "selfplay-5k.epd").positions[:400]
+    tune, held = split_held_out(positions, 0.3, 1)
+    assert len(tune) + len(held) == 400
+    assert not {p.opening for p in tune} & {p.opening for p in held}
+    assert not {p.game for p in tune} & {p.game for p in held}
+    assert 0.2 < len({p.opening for p in held}) / len({p.opening for p in positions}) < 0.4
+    assert split_held_out(positions, 0.3, 1) == (tune, held)
+    assert all(p.game.startswith("selfplay:") and p.game.count(":") == 1 and p.opening for p in positions)
+
+
+def test_no_held_out_game_shares_an_opening_with_a_tune_game_as_under_the_old_split(data_dir):
+    positions = read_suite(data_dir / "training" / "selfplay-5k.epd").positions
+
+    def shared(tune, held):
+        seen = {p.opening for p in tune}
+        return len({p.game for p in held if p.opening in seen}), len({p.game for p in held})
+
+    # distribution.yaml's split (0.3, seed 1): by game, 110 of the 240 held-out games began where a tune game did.
+    assert shared(*split_held_out(positions, 0.3, 1, lambda p: p.game)) == (110, 240)
+    assert shared(*split_held_out(positions, 0.3, 1)) == (0, 233)
+
+
+def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, tmp_path):
+    config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
+    assert [i.spec.letters for i in config.pool] == ["MBXKPAR", "MB", "MBX"]
+    outcome = run_autotune(config, progress=False)
+    assert outcome.searches_added == 3 * 16  # the confirmation suite holds the same positions: nothing more
+    tune, _ = split_held_out(read_suite(config.train.path).positions, 0.25, 3)
+    with SearchStore(config.store) as store:
+        pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
+        # A pool of three and pairs only: one swap pass reaches every pair, so the search is exhaustive.
+        cells = [(pool.objective(pair, crit, "points"), crit.name, pair)
+                 for crit in config.criteria for pair in combinations(range(3), 2)]
+    best = max(value for value, _, _ in cells)
+    assert outcome.tuned.tune_value == pytest.approx(best)
+    # Ties are common on 16 positions: the written ensemble must be one of the best cells.
+    winners = {(name, tuple(sorted(config.pool[i].spec.letters for i in pair)))
+               for value, name, pair in cells if value == pytest.approx(best)}
+    tuned = load_ensemble(config.out)
+    assert (tuned.selection.criterion, tuple(sorted(i.spec.letters for i in tuned.instances))) in winners
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "held-out games" in report and "again (confirm" in report and "of its openings" in report
+    assert [c.role for c in outcome.comparisons] == ["validate", "confirm"]
+    # Rerun: everything is in the store.
+    assert run_autotune(config, progress=False).searches_added == 0
+    # A training set without openings is split by game, and the run says so.
+    bare = config.train.path.with_name("bare.epd")
+    bare.write_text(re.sub(r' c2 "[^"]*";', "", config.train.path.read_text()))
+    warnings = []
+    again = load_autotune(write_config(tmp_path, bare))
+    assert run_autotune(again, progress=False, warn=warnings.append).searches_added == 0
+    assert any("16 self-play positions have no recorded opening" in w for w in warnings)
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("objective: elo\n", "objective 'elo' is not one of points, val"),
+    ("criteria: [global_minimax]\n", "only criteria that read the ballots alone"),
+])
+def test_bad_settings_are_named_with_their_line(data_dir, tmp_path, extra, message):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    text = path.read_text()
+    key = extra.split(":")[0]
+    text = "\n".join(line for line in text.splitlines() if not line.startswith(key + ":")) + "\n" + extra
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_autotune(path)
+    line = text.splitlines().index(extra.strip()) + 1
+    assert f"tune.yaml:{line}: " in str(err.value) and message in str(err.value)
+
+
+def test_a_pool_and_sizes_that_cannot_work_are_refused(data_dir, tmp_path):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    path.write_text(path.read_text().replace("size: {min: 2, max: 2}", "size: {min: 2, max: 5}")
+                    .replace("emphasis", "x") + "")
+    with pytest.raises(ConfigError, match="5 members from a pool of 3"):
+        load_autotune(path)
+    path.write_text(path.read_text().replace("pool: {instances: [MB, MBX], full: true}",
+                                             "pool: {instances: [MB], full: false, emphasis: [-1]}"))
+    with pytest.raises(ConfigError) as err:
+        load_autotune(path)
+    assert "pool.emphasis[0]: factor -1" in str(err.value) and "a pool of 1 instance(s)" in str(err.value)
+
+
+def test_an_unknown_ensemble_is_named_under_its_own_field(data_dir, tmp_path):
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    path.write_text(path.read_text().replace("compare: []", "compare: [3b, no-such-ensemble]"))
+    with pytest.raises(ConfigError) as err:
+        load_autotune(path)
+    assert "compare[1]: ensemble 'no-such-ensemble'" in str(err.value)

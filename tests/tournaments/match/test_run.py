@@ -1,0 +1,372 @@
+"""Matches: pairing of colours and openings, PGN that python-chess reads back, the
+thesis adjudication in a real game, forfeits for crashing, hanging and cheating
+engines, and a killed match that resumes without losing or replaying a game."""
+import io
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import chess
+import chess.pgn
+import pytest
+
+from tournaments.match.config import load_match
+from tournaments.match.run import read_records, run_match
+
+FAKE_ENGINE = textwrap.dedent('''
+    import os, sys, time
+    import chess
+    mode, board, gos = sys.argv[1], chess.Board(), 0
+    if len(sys.argv) > 2:  # where to note this process's id
+        with open(sys.argv[2], "a") as f:
+            f.write(f"{os.getpid()}\\n")
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "uci":
+            print("id name fake"); print("uciok", flush=True)
+        elif words[0] == "isready":
+            print("readyok", flush=True)
+        elif words[0] == "position":
+            board = chess.Board()
+            if "moves" in words:
+                for m in words[words.index("moves") + 1:]:
+                    board.push_uci(m)
+        elif words[0] == "go":
+            gos += 1
+            if gos == 2 and mode == "crash":
+                sys.exit(3)
+            if gos == 2 and mode == "hang":
+                time.sleep(60)
+            move = next(iter(board.legal_moves))
+            if gos == 2 and mode == "illegal":
+                print("bestmove e2e5", flush=True)
+                continue
+            print(f"info depth 1 score cp 0"); print(f"bestmove {move.uci()}", flush=True)
+        elif words[0] == "quit":
+            sys.exit(0)
+    while mode == "linger":  # its input closed without a quit, it stays, as GNU Chess 6 does
+        time.sleep(1)
+''')
+
+
+def write(tmp_path, body, name="m.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body) + f"output: {tmp_path / 'out'}\n")
+    return load_match(path)
+
+
+def test_colours_and_openings_are_paired(tmp_path, data_dir):
+    body = f"""
+        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
+        baseline: mx
+        games: 6
+        openings: {{file: {data_dir / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        time_control: {{depth: 1}}
+    """
+    config = write(tmp_path, body)
+    specs = config.schedule()
+    assert [s.player_is_white for s in specs] == [True, False] * 3
+    assert specs[0].opening_fen == specs[1].opening_fen != specs[2].opening_fen == specs[3].opening_fen
+    again = write(tmp_path, body, "n.yaml")
+    assert [s.opening_fen for s in again.schedule()] == [s.opening_fen for s in specs]  # seeded order
+
+
+def test_a_match_writes_pgn_that_round_trips(tmp_path):
+    config = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        games: 2
+        time_control: {nodes: 800}
+        max_plies: 16
+    """)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert len(outcome.records) == 2
+    text = (tmp_path / "out" / "games.pgn").read_text()
+    handle = io.StringIO(text)
+    games = [chess.pgn.read_game(handle) for _ in range(2)]
+    for game, record in zip(games, outcome.records):
+        assert not game.errors
+        assert game.headers["White"] == record.white and game.headers["Result"] == record.result
+        assert game.headers["GameId"] == record.id and game.headers["ConfigHash"] == config.digest
+        moves = list(game.mainline())
+        assert len(moves) == 16  # no natural end in 16 half-moves: the thesis adjudication
+        assert "adjudication: 16 half-moves" in game.headers["Termination"]
+        assert "s" in moves[0].comment and "/" in moves[0].comment  # "+0.31/9 0.98s"
+        board = game.end().board()
+        assert board.ply() == 16
+    assert outcome.summaries[0].games == 2
+    assert (tmp_path / "out" / "summary.md").read_text().startswith("# Match")
+
+
+@pytest.mark.parametrize("mode,reason", [("crash", "crashed"), ("hang", "did not answer in time"),
+                                         ("illegal", "illegal move")])
+def test_misbehaving_engines_lose_and_the_match_goes_on(tmp_path, mode, reason):
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE_ENGINE)
+    config = write(tmp_path, f"""
+        players:
+          - {{name: fake, uci: ['{sys.executable}', '{script}', {mode}], timeout: 1}}
+          - {{name: mb, instance: MB}}
+        baseline: mb
+        games: 2
+        time_control: {{movetime: 50}}
+        max_plies: 8
+    """)
+    started = time.time()
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert time.time() - started < 30
+    records = sorted(outcome.records, key=lambda r: r.id)
+    assert len(records) == 2
+    for r in records:  # each game: the fake's second move misbehaves; it is restarted for the next game
+        assert r.points == 0.0 and reason in r.termination
+        game = chess.pgn.read_game(io.StringIO(r.pgn))
+        assert not game.errors  # the illegal move was never played on the board
+
+
+def test_a_parallel_match_quits_the_engines_its_workers_kept(tmp_path):
+    """Engines live on their worker between games; when the match ends they are sent quit.
+    A worker that is only shut down leaves them running (GNU Chess then spins on a core)."""
+    script, pids = tmp_path / "fake.py", tmp_path / "pids"
+    script.write_text(FAKE_ENGINE)
+    config = write(tmp_path, f"""
+        players:
+          - {{name: fake, uci: ['{sys.executable}', '{script}', linger, '{pids}']}}
+          - {{name: m, instance: M}}
+        baseline: m
+        games: 2
+        time_control: {{movetime: 20}}
+        max_plies: 4
+        concurrency: 2
+    """)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert len(outcome.records) == 2
+    started = [int(line) for line in pids.read_text().split()]
+    assert started
+    deadline = time.time() + 10
+    alive = started
+    while alive and time.time() < deadline:
+        time.sleep(0.2)
+        alive = [pid for pid in started if _running(pid)]
+    assert not alive, f"engines left running: {alive}"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
+
+
+def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
+    body = """
+        players: [{name: mp, instance: MP}]
+        games: 8
+        time_control: {nodes: 3000}
+        max_plies: 30
+    """
+    config = write(tmp_path, body)
+    proc = subprocess.Popen([sys.executable, "-m", "concilio", "match", str(tmp_path / "m.yaml"), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    index = tmp_path / "out" / "games.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.2)
+        if index.exists() and len(index.read_text().splitlines()) >= 2:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = read_records(tmp_path / "out")
+    assert 2 <= len(before) < 8
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    ids = [r.id for r in outcome.records]
+    assert sorted(ids) == sorted(s.id for s in config.schedule())  # every game once
+    assert outcome.played == 8 - len(before)
+    pgn = (tmp_path / "out" / "games.pgn").read_text()
+    assert pgn.count("[GameId ") == 8
+    lines = [json.loads(x) for x in index.read_text().splitlines()]
+    assert len(lines) == len({x["id"] for x in lines}) == 8
+    from base.fingerprint import engine_fingerprint
+    assert {x["engine"] for x in lines} == {engine_fingerprint()}
+
+
+def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
+    from tournaments.match.run import EngineChangedError
+    config = write(tmp_path, """
+        players: [{name: mp, instance: MP}]
+        games: 2
+        time_control: {nodes: 2000}
+        max_plies: 10
+    """)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
+              "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
+              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": "0123456789ab"}
+    (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
+    with pytest.raises(EngineChangedError, match=r"games.jsonl: 1 game\(s\) were played by engine 0123456789ab"):
+        run_match(config, progress=False, out=lambda line: None)
+    assert json.loads((folder / "games.jsonl").read_text()) == played  # nothing finished is lost
+    played["engine"] = ""  # a game from before engines were recorded: resumed as before
+    (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert outcome.played == 1 and len(outcome.records) == 2
+
+
+def problems(tmp_path, text: str) -> str:
+    """What loading a match file of ``text`` (``tmp_path/bad.yaml``) reports."""
+    from base.config import ConfigError
+    (tmp_path / "bad.yaml").write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_match(tmp_path / "bad.yaml")
+    return str(info.value)
+
+
+def test_bad_match_files_are_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    text = problems(tmp_path, "players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
+                              "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\n"
+                              "sprt: {elo0: 5, elo1: 0}\n")
+    assert f"{path}:1: players[0].instance: mask 'MQ'" in text
+    assert "players[1].uci: expected the engine's command line" in text
+    assert f"{path}:3: time_control: give exactly one of" in text
+    assert "openings.file: no such file: nowhere.epd" in text
+    assert "sprt.elo1: elo1 must be greater than elo0" in text
+
+
+def test_node_jitter_is_seeded_and_bounded():
+    from tournaments.games.game import TimeControl
+    tc = TimeControl(nodes=10000, jitter=0.1)
+    budgets = [tc.nodes_for("0-3", ply) for ply in range(50)]
+    assert budgets == [tc.nodes_for("0-3", ply) for ply in range(50)]
+    assert all(9000 <= b <= 11000 for b in budgets) and len(set(budgets)) > 40
+    assert budgets != [tc.nodes_for("0-5", ply) for ply in range(50)]
+    assert TimeControl(nodes=10000).nodes_for("0-3", 7) == 10000
+
+
+def test_an_instance_player_is_loaded_before_its_first_timed_move():
+    """Numba loads the search on its first call (seconds); a match player that paid it inside
+    its first move would lose clock time, or the game on a short clock. A fresh process shows it:
+    after ``build()`` the compiled search is already loaded."""
+    code = textwrap.dedent("""
+        from players.core.search import search_root
+        from tournaments.match.players import PlayerEntry
+        assert not search_root.signatures
+        PlayerEntry(name="full", kind="full").build()
+        print(len(search_root.signatures))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-1]) >= 1
+
+
+def test_each_game_line_shows_the_sprt_so_far(tmp_path, data_dir):
+    """A long SPRT is watched from its log: every finished game reports the LLR on the pairs so
+    far, and the last line's LLR is the one the match decides on."""
+    config = write(tmp_path, f"""
+        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
+        baseline: mx
+        games: 4
+        openings: {{file: {data_dir / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
+        time_control: {{depth: 1}}
+        max_plies: 12
+        sprt: {{elo0: 0, elo1: 10}}
+    """)
+    lines: list[str] = []
+    outcome = run_match(config, progress=False, out=lines.append)
+    games = [line for line in lines if line.startswith("game ")]
+    assert len(games) == 4
+    assert all(line.endswith("[-2.94, 2.94]") and "; LLR " in line for line in games)
+    assert games[-1].endswith(outcome.summaries[0].sprt(config).format())
+
+
+def test_a_player_can_have_its_own_budget(tmp_path):
+    """Node odds, as cutechess gives each engine its own time control: the full engine at eight
+    times the nodes of its opponent, every move of each side within its own budget."""
+    config = write(tmp_path, """
+        players: [{name: big, full: true, time_control: {nodes: 4000}}]
+        games: 2
+        time_control: {nodes: 500}
+        max_plies: 12
+    """)
+    assert config.time_control("big").nodes == 4000 and config.time_control("full").nodes == 500
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    handle = io.StringIO((tmp_path / "out" / "games.pgn").read_text())
+    spent: dict[str, list[int]] = {"big": [], "full": []}
+    for _ in range(2):
+        game = chess.pgn.read_game(handle)
+        assert "TimeControl" not in game.headers
+        sides = {chess.WHITE: game.headers["White"], chess.BLACK: game.headers["Black"]}
+        assert game.headers["WhiteTimeControl"] == f"{4000 if sides[chess.WHITE] == 'big' else 500} nodes per move"
+        for node in game.mainline():
+            spent[sides[not node.board().turn]].append(int(node.comment.split("nodes ")[1].split()[0]))
+    assert len(spent["big"]) == len(spent["full"]) == 12
+    assert max(spent["full"]) <= 500 < min(spent["big"]) and max(spent["big"]) <= 4000
+    assert "big: 4000 nodes per move" in (tmp_path / "out" / "summary.md").read_text()
+    assert outcome.summaries[0].games == 2
+
+
+def test_a_bad_player_budget_names_its_field(tmp_path):
+    text = problems(tmp_path, "players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
+                              "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
+                              "time_control: {nodes: 100}\n")
+    assert "players[0].time_control: give exactly one of" in text
+    assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
+
+
+def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
+    """The 8-move book less the openings of the shipped training set's 800 games: none of them is
+    played, every other one still is; the held-out replays' book loses none."""
+    from tournaments.training.provenance import training_openings
+    from tournaments.records.opening_record import played_from, position_key
+    used = training_openings(data_dir / "training" / "selfplay-5k.epd")
+    leaky = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16}
+        time_control: {nodes: 800}
+    """)
+    held_out = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16, exclude: [data:training/selfplay-5k.epd]}
+        time_control: {nodes: 800}
+    """)
+    keys = [position_key(played_from(fen, moves)) for fen, moves, _ in held_out.openings]
+    assert len(used) == 543 and held_out.openings_excluded == 543 and len(keys) == len(set(keys)) == 457
+    assert not set(keys) & used
+    assert sum(position_key(fen) in used for fen, _, _ in leaky.openings[:200]) == 108  # the audit's figure
+    for name in ("tuned-heldout", "learned-heldout", "full-odds-heldout"):
+        replay = load_match(name)
+        assert replay.openings_excluded == 0 and len(replay.openings) == 1000
+
+
+def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path):
+    text = problems(tmp_path, "players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
+                              "openings: {file: data:openings/8moves_v3-1000.epd, "
+                              "exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
+    assert "openings.exclude[1]: no such file: nowhere.epd" in text
+    assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text
+
+
+def test_a_match_whose_openings_moved_is_not_resumed(tmp_path):
+    """Resuming skips games by id: after the book's order changed (here its seed; a growing
+    exclusion does the same), finished ids would stand for other openings."""
+    from tournaments.match.run import ScheduleChangedError
+    body = """
+        players: [{name: mkp, instance: MKP}]
+        games: 2
+        openings: {file: data:openings/8moves_v3-1000.epd, seed: SEED}
+        time_control: {nodes: 300}
+        max_plies: 4
+    """
+    run_match(write(tmp_path, body.replace("SEED", "1")), progress=False, out=lambda line: None)
+    played = (tmp_path / "out" / "games.jsonl").read_text()
+    with pytest.raises(ScheduleChangedError, match=r"2 finished game\(s\) no longer match .* game 0-0 was"):
+        run_match(write(tmp_path, body.replace("SEED", "2")), progress=False, out=lambda line: None)
+    assert (tmp_path / "out" / "games.jsonl").read_text() == played  # nothing finished is lost
+    again = run_match(write(tmp_path, body.replace("SEED", "1").replace("games: 2", "games: 4")),
+                      progress=False, out=lambda line: None)
+    assert again.played == 2 and len(again.records) == 4

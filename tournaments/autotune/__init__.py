@@ -1,0 +1,1 @@
+"""The auto-tuning experiment: choosing a distribution on training positions (`concilio autotune`)."""

@@ -1,0 +1,1 @@
+"""One game between two players, with its rules and adjudication."""

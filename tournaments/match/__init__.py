@@ -1,0 +1,1 @@
+"""The match experiment: a player against a baseline over a book (`concilio match`)."""

@@ -1,0 +1,385 @@
+"""``concilio match``: play the schedule, resumably, and summarise.
+
+The output folder holds ``games.jsonl`` (one finished game per line, PGN included:
+the source of truth), ``games.pgn`` (rebuilt from it, appended game by game) and
+``summary.md``.  A killed match is resumed by running the same command: finished
+games are read back and only the others are played, so no game is lost or played
+twice.  Games run in parallel on Dask workers (``concurrency``), each worker keeping
+its players loaded between games.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from base.cluster import Resident, cancel_pending, open_cluster, run_everywhere
+from base.errors import ConcilioError
+from players.player import Player
+from tournaments.statistics.elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
+from tournaments.games.game import GameRecord, GameSpec, play_game
+from tournaments.match.config import MatchConfig
+from tournaments.match.players import PlayerEntry
+from tournaments.statistics.stats import SIGNIFICANCE, benjamini_hochberg, holm
+
+_PLAYERS: Resident[Player] = Resident()
+
+
+def _player(entry: PlayerEntry) -> Player:
+    """The worker's loaded copy of a player (built once, reused for every game it plays)."""
+    return _PLAYERS.get_or_create(repr(entry), entry.build)
+
+
+def close_players() -> int:
+    """Quit the engines this process keeps between games; how many.  Called on every worker
+    before a cluster shuts down: a worker that is simply stopped leaves its engines behind,
+    and GNU Chess, its input closed, spins on a core for good (it would slow every later
+    match on the machine)."""
+    players = _PLAYERS.pop_all()
+    for player in players:
+        player.close()
+    return len(players)
+
+
+def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
+    from base.fingerprint import engine_fingerprint
+    record = play_game(spec, _player(white), _player(black), config.rules, event=f"Concilio {config.name}",
+                       config_hash=config.digest,
+                       time_controls=(config.time_control(white.name), config.time_control(black.name)))
+    return replace(record, engine=engine_fingerprint())
+
+
+class EngineChangedError(ConcilioError):
+    """A match folder resumed with a different search than the one that played its games."""
+
+
+def check_same_engine(config: MatchConfig, records: list[GameRecord]) -> None:
+    """Refuse to resume a match whose own players would now search differently: the games
+    already played and those to come would measure two engines under one name.  Matches
+    between external engines only are not concerned (their identity is their command)."""
+    from base.fingerprint import engine_fingerprint
+    ours = [p.name for p in config.players if p.kind not in ("uci", "xboard")]
+    if not ours:
+        return
+    now = engine_fingerprint()
+    other = sorted({r.engine for r in records if r.engine and r.engine != now})
+    if other:
+        played = sum(1 for r in records if r.engine in other)
+        raise EngineChangedError(
+            f"{config.output / 'games.jsonl'}: {played} game(s) were played by engine {', '.join(other)}, and this "
+            f"installation's search and evaluation are engine {now} (base.fingerprint); resuming would mix two "
+            f"engines under the names {', '.join(ours)}. Give the match a new output folder (output: in "
+            f"{config.source or 'the config'}), or check out the code that played them.")
+
+
+def check_same_schedule(config: MatchConfig, records: list[GameRecord]) -> None:
+    """Refuse to resume when a finished game's id now stands for another game: resuming skips
+    games by id, so after a change to the book, its seed or what ``openings.exclude`` leaves out
+    (a label store that grew), the games to come would repeat some openings, skip others, and
+    could start from one the exclusion is there to keep out."""
+    specs = {s.id: s for s in config.schedule()}
+    moved = [(r, specs[r.id]) for r in records if r.id in specs
+             and (r.opening != specs[r.id].opening_name or (r.white, r.black) != (specs[r.id].white, specs[r.id].black))]
+    if moved:
+        record, spec = moved[0]
+        raise ScheduleChangedError(
+            f"{config.output / 'games.jsonl'}: {len(moved)} finished game(s) no longer match the schedule of "
+            f"{config.source or 'the config'}: game {record.id} was {record.white} - {record.black} from "
+            f"{record.opening or 'the start position'}, and the config now schedules {spec.white} - {spec.black} "
+            f"from {spec.opening_name or 'the start position'} (the players, the book, its seed, limit or exclude "
+            f"changed). Give the match a new output folder, or restore the config that played them.")
+
+
+class ScheduleChangedError(ConcilioError):
+    """A match folder resumed with a config whose schedule gives its finished games' ids to other games."""
+
+
+@dataclass
+class PairingSummary:
+    player: str
+    opponent: str
+    games: int = 0
+    points: float = 0.0
+    white: list[int] = field(default_factory=lambda: [0, 0, 0])  # W D L with white
+    black: list[int] = field(default_factory=lambda: [0, 0, 0])
+    pairs: dict[int, float] = field(default_factory=dict)  # opening pair index -> points of the pair so far
+    pair_games: dict[int, int] = field(default_factory=dict)
+    scores: list[float] = field(default_factory=list)  # the player's points, game by game
+
+    def add(self, record: GameRecord, round_index: int) -> None:
+        self.games += 1
+        self.points += record.points
+        self.scores.append(record.points)
+        wdl = self.white if record.player_is_white else self.black
+        wdl[0 if record.points > 0.5 else 1 if record.points == 0.5 else 2] += 1
+        pair = round_index // 2
+        self.pairs[pair] = self.pairs.get(pair, 0.0) + record.points
+        self.pair_games[pair] = self.pair_games.get(pair, 0) + 1
+
+    @property
+    def wdl(self) -> tuple[int, int, int]:
+        return tuple(w + b for w, b in zip(self.white, self.black))  # type: ignore[return-value]
+
+    def elo(self) -> EloEstimate:
+        return from_points(self.scores)
+
+    def pentanomial(self) -> EloEstimate | None:
+        counts = self.pair_counts()
+        return pentanomial(counts) if sum(counts) else None
+
+    def pair_counts(self) -> list[int]:
+        """Finished opening pairs by points scored (0, 0.5, 1, 1.5, 2)."""
+        counts = [0] * 5
+        for pair, pts in self.pairs.items():
+            if self.pair_games[pair] == 2:
+                counts[min(4, max(0, round(pts * 2)))] += 1
+        return counts
+
+    def sprt(self, config: MatchConfig) -> SprtState | None:
+        """On game pairs where the book pairs the openings (the model fishtest uses), else on games."""
+        if config.sprt is None:
+            return None
+        s = config.sprt
+        if config.openings:
+            return pentanomial_sprt(self.pair_counts(), s.elo0, s.elo1, s.alpha, s.beta)
+        w, d, l = self.wdl
+        return sprt(w, d, l, s.elo0, s.elo1, s.alpha, s.beta)
+
+    def line(self, config: MatchConfig) -> str:
+        w, d, l = self.wdl
+        text = (f"{self.player} vs {self.opponent}: {self.points:g}/{self.games}  +{w} ={d} -{l}  "
+                f"(white +{self.white[0]} ={self.white[1]} -{self.white[2]}, "
+                f"black +{self.black[0]} ={self.black[1]} -{self.black[2]})  Elo {self.elo().format()}  "
+                f"draws {100 * d / max(1, self.games):.0f}%")
+        penta = self.pentanomial() if config.openings else None
+        if penta is not None:
+            text += f"  pentanomial Elo {penta.format()}"
+        state = self.sprt(config)
+        if state is not None:
+            text += f"  SPRT {state.format()}"
+        return text
+
+
+@dataclass
+class MatchOutcome:
+    records: list[GameRecord]
+    summaries: list[PairingSummary]
+    played: int
+    stopped_by_sprt: bool
+
+
+def read_records(folder: Path) -> list[GameRecord]:
+    """Finished games of an earlier run (a torn last line, from a kill mid-write, is dropped)."""
+    path = folder / "games.jsonl"
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(GameRecord(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return records
+
+
+def report_only(config: MatchConfig) -> list[PairingSummary]:
+    """Rewrite ``summary.md`` (and the plot) from the games played so far, touching nothing
+    else: safe while the match itself still runs in another process."""
+    records = read_records(config.output)
+    summaries = summarise(config, records)
+    config.output.mkdir(parents=True, exist_ok=True)
+    write_summary(config, summaries, config.output, records)
+    return summaries
+
+
+def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSummary]:
+    summaries = [PairingSummary(a, b) for a, b in config.pairings()]
+    for r in records:
+        if 0 <= r.pairing < len(summaries):
+            summaries[r.pairing].add(r, r.round - 1)
+    return summaries
+
+
+def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
+              client=None) -> MatchOutcome:
+    folder = config.output
+    folder.mkdir(parents=True, exist_ok=True)
+    records = read_records(folder)
+    check_same_engine(config, records)
+    check_same_schedule(config, records)
+    if any(config.time_control(p.name).equal_time for p in config.players):
+        from players.speed import default_speed_table
+        default_speed_table()  # read here as well as on the workers: its warning shows where the match runs
+    done = {r.id for r in records}
+    (folder / "games.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
+    (folder / "games.pgn").write_text("".join(r.pgn + "\n" for r in records))
+    todo = [s for s in config.schedule() if s.id not in done]
+    summaries = summarise(config, records)
+    if records:
+        out(f"resuming {config.name}: {len(records)} games already played, {len(todo)} to go")
+    stopped = _decided(config, summaries)
+    from tqdm import tqdm
+    bar = tqdm(total=len(todo), unit="game", desc=config.name, disable=not progress)
+    played = 0
+
+    def finish(record: GameRecord) -> bool:
+        nonlocal played
+        _append(folder, record)
+        records.append(record)
+        summaries[record.pairing].add(record, record.round - 1)
+        played += 1
+        s = summaries[record.pairing]
+        bar.update(1)
+        bar.set_postfix_str(f"{s.player} {s.points:g}/{s.games}")
+        state = s.sprt(config)  # an SPRT's progress belongs beside the score it comes from
+        out(f"game {record.id} {record.white} - {record.black} {record.result} ({record.termination}); "
+            f"{s.player} {s.points:g}/{s.games}" + (f"; {state.format()}" if state is not None else ""))
+        return _decided(config, summaries)
+
+    try:
+        if stopped or not todo:
+            pass
+        elif config.concurrency <= 1 and client is None:
+            for spec in todo:
+                record = play_game_task(spec, config.entry(spec.white), config.entry(spec.black), config)
+                if finish(record):
+                    stopped = True
+                    break
+        else:
+            stopped = _run_parallel(config, todo, finish, client)
+    finally:
+        bar.close()
+        if config.concurrency <= 1 and client is None:
+            close_players()
+    write_summary(config, summaries, folder, records)
+    return MatchOutcome(records, summaries, played, stopped)
+
+
+def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool], client) -> bool:
+    from distributed import as_completed
+    cluster = open_cluster(config.concurrency, dashboard=False) if client is None else None
+    if cluster is not None:
+        client = cluster.client
+    stopped = False
+    futures = []
+    try:
+        futures = [client.submit(play_game_task, s, config.entry(s.white), config.entry(s.black), config,
+                                 pure=False, key=f"game-{config.name}-{s.id}") for s in todo]
+        for future in as_completed(futures):
+            try:
+                record = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker lost mid-game: the game is replayed on resume
+                print(f"a game failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
+                      file=sys.stderr)
+                continue
+            if finish(record):
+                stopped = True
+                break
+    finally:
+        cancel_pending(client, futures)  # no game starts once its players are closed
+        run_everywhere(client, close_players)
+        if cluster is not None:
+            cluster.close()
+    return stopped
+
+
+def _decided(config: MatchConfig, summaries: list[PairingSummary]) -> bool:
+    """With an SPRT and a single pairing, the match stops once the test decides (and it has
+    played the file's ``min_games``)."""
+    if config.sprt is None or len(summaries) != 1 or summaries[0].games < config.sprt.min_games:
+        return False
+    state = summaries[0].sprt(config)
+    return state is not None and state.decision is not None
+
+
+def _append(folder: Path, record: GameRecord) -> None:
+    """One write per file, flushed to disk: the index line last, so a game counts only when whole."""
+    with (folder / "games.pgn").open("a") as handle:
+        handle.write(record.pgn + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    with (folder / "games.jsonl").open("a") as handle:
+        handle.write(json.dumps(asdict(record)) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: Path,
+                  records: list[GameRecord] | None = None) -> None:
+    """The match's table: one row per pairing.  Each pairing's p-value (score ≠ 50 %, from
+    the pentanomial model when the openings are paired) is adjusted over all pairings
+    (Holm, Benjamini-Hochberg); '*' marks a difference significant after Holm."""
+    estimates = [(s.pentanomial() if config.openings else None) or s.elo() for s in summaries]
+    # games of a pairing the config no longer has (a player dropped from the file) stay in
+    # games.jsonl but are not this match's evidence
+    records = [r for r in records or [] if 0 <= r.pairing < len(summaries)]
+    raw = [e.p_value for e in estimates]
+    adjusted = list(zip(holm(raw), benjamini_hochberg(raw)))
+    lines = [f"# Match `{config.name}`", "",
+             f"Config `{config.source}` (hash {config.digest}); {config.describe_time_controls()}; "
+             f"max half-moves {config.rules.max_plies or '-'}; "
+             f"{_describe_openings(config)}.", "",
+             f"p: two-sided, score ≠ 50 % ({'pentanomial' if config.openings else 'per game'}); Holm and BH: "
+             f"adjusted over the {len(summaries)} pairing(s); * significant after Holm (p < 0.05).", "",
+             "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | p | Holm "
+             "| BH | draws |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s, e, (p_holm, p_bh) in zip(summaries, estimates, adjusted):
+        w, d, l = s.wdl
+        mark = " *" if p_holm < SIGNIFICANCE else ""
+        lines.append(f"| {s.player} | {s.opponent} | {s.points:.2f} | {s.games} | {w}-{d}-{l} | "
+                     f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
+                     f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {e.p_value:.3f} | {p_holm:.3f}{mark} | "
+                     f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |")
+    if config.sprt is not None:
+        lines += ["", f"SPRT(elo0 {config.sprt.elo0:g}, elo1 {config.sprt.elo1:g}, α {config.sprt.alpha:g}, "
+                      f"β {config.sprt.beta:g}), on game pairs where the book pairs them:", ""]
+        lines += [f"* {s.player} vs {s.opponent}: {state.format()}" for s in summaries
+                  if (state := s.sprt(config)) is not None]
+    lines += _ladder(config, summaries)
+    lines += _evidence(config, summaries, estimates, folder, records)
+    (folder / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def _describe_openings(config: MatchConfig) -> str:
+    if not config.openings:
+        return "no book (start position)"
+    left_out = f", {config.openings_excluded} of the book left out by openings.exclude" if config.openings_excluded else ""
+    return f"openings: {len(config.openings)}{left_out}"
+
+
+def _ladder(config: MatchConfig, summaries: list[PairingSummary]) -> list[str]:
+    """The baseline's rating on the scale of anchored opponents (Stockfish's strength limiter)
+    in a gauntlet with a book: the calibration such a gauntlet is played for."""
+    from tournaments.match.report import anchored_rating, ladder_table
+    if config.mode != "gauntlet" or not config.openings:
+        return []
+    entries = {p.name: p for p in config.players}
+    levels = [(s.player, rating, s.pair_counts()[::-1]) for s in summaries
+              if (rating := anchored_rating(entries[s.player].options)) is not None]
+    if not any(sum(c) for _, _, c in levels):
+        return []
+    return [""] + ladder_table(levels, str(config.baseline))
+
+
+def _evidence(config: MatchConfig, summaries: list[PairingSummary], estimates: list[EloEstimate], folder: Path,
+              records: list[GameRecord]) -> list[str]:
+    """Budgets per player, failures, and the Elo plot (``tournaments.match.report``)."""
+    from tournaments.match.report import budget_table, endings_table, forfeits, move_budgets, plot_elo
+    lines = []
+    if records:
+        lost = forfeits(records)
+        lines += ["", f"Games lost by a failure (time, illegal or missing move, crash): **{len(lost)}**"
+                  + ("" if not lost else ": " + ", ".join(f"{r.id} ({r.termination})" for r in lost[:20]))
+                  + ".", "", "What each player spent per move (its PGN comments; book moves excluded):", ""]
+        lines += budget_table(move_budgets(records))
+        lines += ["", "How the games ended (games.pgn holds every move):", ""] + endings_table(records)
+    if len(summaries) > 1 and any(s.games for s in summaries):
+        shown = [(f"{s.player} - {s.opponent}", e) for s, e in zip(summaries, estimates) if s.games]
+        plot = plot_elo([a for a, _ in shown], [e for _, e in shown], folder / "elo.png", f"Match {config.name}")
+        if plot is not None:
+            lines += ["", f"![Elo per pairing]({plot.name})"]
+    return lines

@@ -1,0 +1,1 @@
+"""The speedup experiment: the thesis's measurements of parallel search (`concilio speedup`)."""

@@ -1,0 +1,1 @@
+"""Statistics of game and suite results: score intervals, Elo, pentanomial SPRT."""

@@ -1,0 +1,1 @@
+"""The suite experiment: instances and ensembles scored on test positions (`concilio suite`)."""

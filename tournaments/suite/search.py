@@ -1,0 +1,106 @@
+"""Phase 1 of a suite run: every distinct instance searches every position once
+(the thesis's optimisation: an instance shared by several players is searched once),
+in parallel on Dask workers, each finished batch committed to the store at once.
+
+Each position is searched with a fresh hash table, so a result depends only on the
+position, the instance and the budget — the store's key — and not on which worker
+ran it or in which order.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Sequence
+
+import chess
+
+from base.cluster import Resident, open_cluster
+from ensemble.config import InstanceConfig
+from ensemble.evidence import position_terms, pv_end
+from players.result import SearchLimits
+from players.searcher import Searcher
+from tournaments.records.epd import SuitePosition
+from tournaments.suite.store import SearchStore, StoredSearch
+
+log = logging.getLogger("concilio.suite")
+BATCH = 8  # positions per task: small enough that a killed run loses little
+
+_SEARCHERS: Resident[Searcher] = Resident()
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str
+    instance: InstanceConfig
+    fens: tuple[str, ...]
+
+
+def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits: SearchLimits, budget: str,
+                 margin_probe: bool) -> list[StoredSearch]:
+    """Runs on a worker: search each position from a fresh hash table, add the PV end's terms."""
+    searcher = _SEARCHERS.get_or_create(key, instance.make_searcher)
+    out = []
+    for fen in fens:
+        searcher.new_game()
+        result = searcher.search(fen, limits, margin_probe=margin_probe)
+        leaf = position_terms(pv_end(chess.Board(fen), result.pv))
+        out.append(StoredSearch(fen, key, budget, result, leaf))
+    return out
+
+
+def pending_jobs(store: SearchStore, instances: dict[str, InstanceConfig], fens: Sequence[str],
+                 budget: str) -> list[Job]:
+    jobs = []
+    for key, inst in instances.items():
+        done = store.done(key, budget)
+        todo = [f for f in dict.fromkeys(fens) if f not in done]
+        for i in range(0, len(todo), BATCH):
+            jobs.append(Job(key, inst, tuple(todo[i:i + BATCH])))
+    return jobs
+
+
+def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positions: Sequence[SuitePosition],
+               limits: SearchLimits, budget: str, margin_probe: bool, workers: int, client=None,
+               progress: bool = True) -> int:
+    """Search what the store lacks; returns the number of searches added."""
+    fens = [p.fen for p in positions]
+    for fen in dict.fromkeys(fens):
+        store.add_position(fen, position_terms(chess.Board(fen)))
+    jobs = pending_jobs(store, instances, fens, budget)
+    total = sum(len(j.fens) for j in jobs)
+    if not jobs:
+        return 0
+    from tqdm import tqdm
+    bar = tqdm(total=total, unit="search", desc="phase 1", disable=not progress, smoothing=0.05)
+    added = 0
+    if workers <= 1 and client is None:
+        for job in jobs:
+            added += store.add_searches(search_batch(job.key, job.instance, job.fens, limits, budget, margin_probe))
+            bar.update(len(job.fens))
+        bar.close()
+        return added
+    from distributed import as_completed
+    cluster = open_cluster(workers, dashboard=False) if client is None else None
+    if cluster is not None:
+        client = cluster.client
+    try:
+        futures = [client.submit(search_batch, j.key, j.instance, j.fens, limits, budget, margin_probe, pure=False)
+                   for j in jobs]
+        sizes = {f.key: len(j.fens) for f, j in zip(futures, jobs)}
+        failures = 0
+        for future in as_completed(futures):
+            try:
+                rows = future.result()
+            except Exception as exc:  # noqa: BLE001 - a failed batch is reported; the others are kept
+                failures += 1
+                log.error("a search batch failed (%s); rerun to retry it", exc)
+                continue
+            added += store.add_searches(rows)
+            bar.update(sizes[future.key])
+        if failures:
+            log.error("%d batch(es) failed; finished searches are stored, rerun to complete", failures)
+    finally:
+        bar.close()
+        if cluster is not None:
+            cluster.close()
+    return added

@@ -1,0 +1,1 @@
+"""Training data and the evaluation fit: self-play labels, their openings, and `concilio fit`."""
