@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
-from ensemble.evidence import static_value
 from evaluation.spec import FULL_ENGINE
 from players.player import MoveLimits, Player
+from players.trace import static_value
 from tournaments.games.adjudication import DrawRule, ResignRule, draw_by_rule, resigns, thesis_points
 
 

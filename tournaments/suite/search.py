@@ -16,9 +16,10 @@ import chess
 
 from base.cluster import Resident, open_cluster
 from ensemble.config import InstanceConfig
-from ensemble.evidence import position_terms, pv_end
+from ensemble.evidence import pv_end
 from players.result import SearchLimits
 from players.searcher import Searcher
+from players.trace import position_terms
 from tournaments.records.epd import SuitePosition
 from tournaments.suite.store import SearchStore, StoredSearch
 

@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ensemble.evidence import PositionTerms
 from players.result import IterationInfo, SearchResult
+from players.trace import PositionTerms
 from tournaments.records.sqlite_file import SqliteFile
 
 SCHEMA = """

@@ -11,9 +11,9 @@ import time
 import chess
 import pytest
 
-from ensemble.evidence import PositionTerms
 from ensemble.ballot import Evidence
 from players.result import SearchResult
+from players.trace import PositionTerms
 from tournaments.suite.store import SearchStore, StoredSearch
 from tournaments.suite.config import instance_key, load_suite
 from tournaments.suite.run import read_suites, run_suite
