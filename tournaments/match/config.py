@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import hashlib
-import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,11 +38,11 @@ from ensemble.cascade.config import load_cascade
 from players.decomposition.config import load_decomposition
 
 from tournaments.games.adjudication import DrawRule, ResignRule
-from tournaments.openings.books import read_book
+from tournaments.openings.books import BookEntry, read_book
+from tournaments.openings.selection import OpeningSelection, opening_key, select_openings
 from tournaments.records.file_lines import DataFileError
 from tournaments.games.game import GameRules, GameSpec, TimeControl
 from tournaments.match.players import PlayerEntry
-from tournaments.records.opening_record import played_from, position_key
 from tournaments.training.provenance import excluded_openings
 
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
@@ -69,7 +68,7 @@ class MatchConfig:
     baseline: str | None
     mode: str
     games: int
-    openings: tuple[tuple[str, tuple[str, ...], str], ...]  # (fen, moves, name); empty = start position
+    openings: tuple[BookEntry, ...]  # empty: the start position
     rules: GameRules
     concurrency: int
     sprt: Sprt | None
@@ -141,8 +140,8 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     if len(players) < 2:
         src.problem(("players",), "a match needs at least two players")
     games = get_int(src, data, ("games",), 2, 1, 100_000) or 2
-    openings, openings_excluded = _openings(src, data.get("openings"), folder)
-    if openings and games % 2:
+    chosen = _openings(src, data.get("openings"), folder)
+    if chosen.openings and games % 2:
         src.problem(("games",), "with an opening book, games per pairing must be even (each opening twice)")
     rules = GameRules(_time_control(src, data.get("time_control")),
                       get_int(src, data, ("max_plies",), None, 1) if "max_plies" in data else None,
@@ -161,8 +160,8 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     sprt = _sprt(src, data.get("sprt"))
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
-    return MatchConfig(name, tuple(players), baseline, mode, games, tuple(openings), rules, concurrency, sprt,
-                       output, given, digest, openings_excluded)
+    return MatchConfig(name, tuple(players), baseline, mode, games, chosen.openings, rules, concurrency, sprt,
+                       output, given, digest, chosen.excluded)
 
 
 def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
@@ -237,35 +236,36 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
     return out
 
 
-def _openings(src: YamlSource, value: Any, folder: Path) -> tuple[list[tuple[str, tuple[str, ...], str]], int]:
-    """The book's openings in the match's seeded order, and how many ``exclude`` left out."""
+def _openings(src: YamlSource, value: Any, folder: Path) -> OpeningSelection:
+    """The ``openings`` section: the book's openings the match plays, in its seeded order
+    (``tournaments.openings.selection``)."""
+    none = OpeningSelection(())
     if value in (None, "none", False):
-        return [], 0
+        return none
     data = as_mapping(src, value, ("openings",))
     if data is None:
-        return [], 0
+        return none
     check_keys(src, data, ("openings",), {"file", "seed", "limit", "exclude"})
     if "file" not in data:
         src.problem(("openings",), "missing 'file' (an EPD or PGN book), or write openings: none")
-        return [], 0
+        return none
     file = str(data["file"])
     resolved = resolve_data_reference(file, folder)
     if resolved is None:
         src.problem(("openings", "file"), f"no such file: {file}")
-        return [], 0
+        return none
     seed = get_int(src, data, ("openings", "seed"), 1, 0)
     limit = get_int(src, data, ("openings", "limit"), None, 1)
     try:
         book = read_book(resolved)
     except DataFileError as exc:
         src.problem(("openings", "file"), str(exc))
-        return [], 0
+        return none
     excluded = _excluded(src, data.get("exclude", []), folder)
-    kept = [o for o in book if position_key(played_from(o[0], o[1])) not in excluded]
-    if excluded and not kept:
+    chosen = select_openings(book, seed, limit, excluded)
+    if excluded and chosen.excluded == len(book):
         src.problem(("openings", "exclude"), f"every opening of {file} is excluded")
-    random.Random(seed).shuffle(kept)
-    return (kept[:limit] if limit else kept), len(book) - len(kept)
+    return chosen
 
 
 def _excluded(src: YamlSource, value: Any, folder: Path) -> set[str]:
@@ -373,5 +373,5 @@ def played_openings(match: Path) -> list[str]:
     """The distinct openings a match config plays, as position keys, in the order played."""
     keys: dict[str, None] = {}
     for spec in load_match(match).schedule():
-        keys.setdefault(position_key(played_from(spec.opening_fen, spec.opening_moves)))
+        keys.setdefault(opening_key(spec.opening_fen, spec.opening_moves))
     return list(keys)

@@ -23,10 +23,10 @@ from tournaments.records.file_lines import LineProblem, data_lines, left_out, no
 
 log = logging.getLogger("concilio.books")
 
-Opening = tuple[str, tuple[str, ...], str]  # (FEN, UCI moves played from it, name)
+BookEntry = tuple[str, tuple[str, ...], str]  # (FEN, UCI moves played from it, name)
 
 
-def read_book(path: Path) -> list[Opening]:
+def read_book(path: Path) -> list[BookEntry]:
     """Openings from an EPD/FEN or PGN book; unreadable entries are left out with one
     warning naming them, and a book with none usable is a ``DataFileError``."""
     text = read_text(path)
@@ -38,7 +38,7 @@ def read_book(path: Path) -> list[Opening]:
     return book
 
 
-def read_position_lines(text: str, name: str) -> tuple[list[Opening], list[LineProblem]]:
+def read_position_lines(text: str, name: str) -> tuple[list[BookEntry], list[LineProblem]]:
     """One opening a line (EPD or FEN), named ``name:line``."""
     book, problems = [], []
     for number, line in data_lines(text):
@@ -70,7 +70,7 @@ class _QuietBuilder(chess.pgn.GameBuilder):
         self.game.errors.append(error)
 
 
-def read_pgn(text: str, name: str) -> tuple[list[Opening], list[LineProblem]]:
+def read_pgn(text: str, name: str) -> tuple[list[BookEntry], list[LineProblem]]:
     """Each game's moves from its start position, named by its ``Opening`` header or
     ``name#game``; a game with errors is a problem at its first line."""
     book, problems = [], []

@@ -11,11 +11,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from tournaments.openings.books import BookEntry
 from tournaments.records.opening_record import Opening
 
 SEED_STRIDE = 1_000_003  # a prime above any plan's game count: plans with different seeds never share a game seed
-
-BookEntry = tuple[str, tuple[str, ...], str]  # (fen, UCI moves, name), as ``read_book`` returns them
 
 
 def game_seed(plan_seed: int, game: int) -> int:

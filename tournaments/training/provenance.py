@@ -25,8 +25,8 @@ import chess
 from base.errors import ConcilioError
 from tournaments.openings.books import read_book
 from tournaments.openings.reachable import cannot_follow
-from tournaments.records.opening_record import (OPCODE, Opening, format_opening, is_opening, parse_opening,
-                                               played_from, position_key)
+from tournaments.openings.selection import book_keys
+from tournaments.records.opening_record import OPCODE, Opening, format_opening, is_opening, parse_opening
 from tournaments.training.label_store import LabelStore
 from tournaments.training.labelling import LabelPlan, selfplay_openings
 
@@ -86,7 +86,7 @@ def excluded_openings(path: str | Path) -> set[str]:
     keys = training_openings(path)
     if keys or path.suffix == ".sqlite":
         return keys
-    return {position_key(played_from(fen, moves)) for fen, moves, _ in read_book(path)}
+    return book_keys(read_book(path))
 
 
 @dataclass(frozen=True)
