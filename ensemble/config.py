@@ -35,7 +35,7 @@ from players.searcher import Searcher
 from players.speed import default_speed_table
 
 from ensemble.distribution import CRITERIA as DISTRIBUTION_CRITERIA
-from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute
+from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute, player_notation
 from ensemble.dynamic import DynamicModelError, load_weights
 from ensemble.model_file import LearnedModelError, load_model
 from ensemble.selection import CRITERIA as SELECTION_CRITERIA
@@ -168,7 +168,7 @@ class EnsembleConfig:
 
     @property
     def notation(self) -> str:
-        return "".join(f"({i.spec.letters})" for i in self.instances)
+        return player_notation([i.spec for i in self.instances])
 
     @property
     def needs_margin(self) -> bool:

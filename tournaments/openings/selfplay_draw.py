@@ -22,12 +22,6 @@ def game_seed(plan_seed: int, game: int) -> int:
     return plan_seed * SEED_STRIDE + game
 
 
-def game_number(plan_seed: int, seed: int) -> int:
-    """Which game of the plan seeded ``plan_seed`` has this seed (negative or beyond the
-    stride: none of its games)."""
-    return seed - plan_seed * SEED_STRIDE
-
-
 def opening_index(seed: int, book_size: int) -> int:
     """The book entry (from 0) a game with this seed starts from."""
     return random.Random(seed).randrange(book_size)

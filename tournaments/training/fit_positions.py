@@ -135,10 +135,6 @@ def read_positions(path: Path) -> Iterator[tuple[str, int, int, float]]:
             yield fen, cp, seed, result
 
 
-def finished_games(path: Path) -> set[int]:
-    return {seed for seed, _, _ in read_games(path)} if path.exists() else set()
-
-
 def drop_unfinished(path: Path) -> int:
     """Cut what a killed run left after the last finished game (a partly written game,
     perhaps a line cut short), so that the next game starts on a clean line; the

@@ -3,12 +3,11 @@ import random
 
 from tournaments.training.labelling import LabelPlan, selfplay_openings
 from tournaments.openings.books import read_book
-from tournaments.openings.selfplay_draw import SEED_STRIDE, drawn_opening, game_number, game_seed, opening_index
+from tournaments.openings.selfplay_draw import drawn_opening, game_seed, opening_index
 
 
 def test_game_seeds_are_the_labeller_s():
     assert game_seed(1, 0) == 1_000_003 and game_seed(1, 799) == 1_000_802 and game_seed(0, 5) == 5
-    assert game_number(1, game_seed(1, 4)) == 4 and not 0 <= game_number(2, game_seed(1, 4)) < SEED_STRIDE
 
 
 def test_the_drawn_opening_is_the_seeded_entry(data_dir):

@@ -16,7 +16,7 @@ from players.external import find_engine_binary
 from players.position import Position
 from tournaments.training import fit as tuning
 from tournaments.training.fit_positions import (FitDataError, FitDataPlan, FitGame, append_game, close_engines,
-                                       drop_unfinished, finished_games, make_positions, play_game, read_games,
+                                       drop_unfinished, make_positions, play_game, read_games,
                                        read_positions)
 
 FENS = [
@@ -35,7 +35,7 @@ def test_positions_file_round_trip_and_a_killed_runs_tail(tmp_path):
     append_game(path, FitGame(8, (), 1.0))  # a game with no quiet position still counts as played
     with path.open("a") as handle:  # a run killed inside game 9: two lines, the second cut short
         handle.write(f"{FENS[2]};13\n{FENS[3][:20]}")
-    assert finished_games(path) == {7, 8}
+    assert [seed for seed, _, _ in read_games(path)] == [7, 8]
     assert list(read_positions(path)) == [(FENS[0], 25, 7, 0.5), (FENS[1], -40, 7, 0.5)]
     assert drop_unfinished(path) > 0
     append_game(path, FitGame(9, ((FENS[2], 13),), 0.0))
@@ -206,7 +206,7 @@ def test_a_game_is_seeded_and_its_positions_quiet(tmp_path, data_dir):
         assert not board.is_check() and abs(cp) <= 30_000
     plan = FitDataPlan(tmp_path / "p.txt", data_dir / "openings" / "8moves_v3-1000.epd", games=2, depth=3, workers=1)
     count = make_positions(plan, progress=False)
-    assert len(finished_games(plan.out)) == 2 and count == sum(1 for _ in read_positions(plan.out))
+    assert len(list(read_games(plan.out))) == 2 and count == sum(1 for _ in read_positions(plan.out))
     size = plan.out.stat().st_size
     assert make_positions(plan, progress=False) == count and plan.out.stat().st_size == size  # nothing replayed
 
