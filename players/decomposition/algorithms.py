@@ -28,6 +28,14 @@
   Kerrigan's simplified form; ``players.core.search``): the workers spread over the
   siblings instead of racing down the same subtree.
 
+``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player
+is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
+experiment variants: they are the thesis's peer cooperation and dynamic subcontracting
+(DPVSplit), rows of its speedup table that ``concilio speedup speedup``
+(``configs/decomposition/speedup.yaml``) reproduces beside the others, and
+``docs/decomposition.md`` reports them.  No player config uses them, and none should
+without a new measurement: they lost to root splitting with null-window probes there.
+
 Scores are fail-soft negamax values; a job answers for the position after its path,
 ``ply`` plies below the root, so mate distances agree with the sequential search.
 """

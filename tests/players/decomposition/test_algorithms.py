@@ -43,6 +43,63 @@ def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequenti
         runner.close()
 
 
+
+class TwoInlineWorkers(InlineRunner):
+    """Two workers whose jobs run at once in this process; keeps every job's path."""
+
+    workers = 2
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paths: list[tuple[str, ...]] = []
+
+    def submit(self, fn, *args, key="", home=None):
+        self.paths.append(home[1])
+        return super().submit(fn, *args, key=key, home=home)
+
+
+def test_dynamic_split_subcontracts_a_last_sibling_to_the_idle_workers():
+    """DPVSplit's point against PV splitting: a sibling handed out when more workers are idle
+    than siblings are left is split among them (its children become the jobs) instead of
+    going whole to one worker while the other waits.  Same value either way."""
+    from players.core.search import INF
+    board = chess.Board()
+    legal_replies = {m.uci() for m in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+                     .legal_moves}
+    answers = {}
+    for dynamic in (False, True):
+        runner = TwoInlineWorkers()
+        master = Master(runner, EXACT, f"dynamic-{dynamic}-{time.time_ns()}", True, min_split_depth=2,
+                        dynamic=dynamic)
+        # d2d4, the eldest, is searched alone first; then e2e4 is the last sibling and both workers are idle
+        value, move, _, _ = master.split(chess.STARTING_FEN, (), board, 3, 0, -INF, INF, ["d2d4", "e2e4"])
+        answers[dynamic] = value, move
+        assert runner.paths[0] == ("d2d4",)
+        later = set(runner.paths[1:])
+        if dynamic:
+            # e2e4's replies are the jobs (until one refutes e2e4 against d2d4's score)
+            assert {path[:1] for path in later} == {("e2e4",)} and {len(path) for path in later} == {2}
+            assert len(later) > 1 and {path[1] for path in later} <= legal_replies
+        else:
+            assert later == {("e2e4",)}  # the whole subtree, one job (and its re-search after a fail high)
+    assert answers[True] == answers[False]
+
+
+def test_peer_workers_take_every_root_move_once_from_the_shared_agenda(bk, sequential):
+    """Peer cooperation on Dask: the workers draw root moves from one shared counter with no
+    master handing them out; each move is searched by exactly one worker."""
+    from players.decomposition.algorithms import board_after, ordered_moves
+    runner = DaskRunner(2)
+    try:
+        for i, p in enumerate(bk[:4]):
+            master = Master(runner, EXACT, f"peer-{i}-{time.time_ns()}", True)
+            order = ordered_moves(board_after(p.fen, ()))
+            value, move, _, _ = master.peer(p.fen, (), 4, order)
+            assert master.tally.jobs == len(order), p.fen  # the eldest, then each other move once
+            assert value == sequential[i][0], p.fen
+    finally:
+        runner.close()
+
 def test_a_cutoff_cancels_the_jobs_still_running():
     runner = DaskRunner(2)
     try:
