@@ -51,8 +51,8 @@ def match_file(rev: str, work: list[str], base: list[str], time_control: dict, e
                games: int, concurrency: int, output: Path, book: str = DEFAULT_BOOK,
                overhead_ms: int = MOVETIME_MARGIN_MS) -> dict:
     """The match: the working tree against REV, SPRT on game pairs, stopping by itself.  Both
-    engines get the same Move Overhead, so that a commit whose default differs (before 2026-11-24
-    a movetime lost 50 ms, after it 10) does not play with a different share of the time."""
+    engines get the same Move Overhead, so that a commit whose default differs (the default
+    has changed: docs/engine-changes.md) does not play with a different share of the time."""
     options = {"Move Overhead": overhead_ms}
     return {"name": f"sprt-{rev}",
             "description": f"working tree against {rev}: SPRT({elo0:g}, {elo1:g}) on game pairs",

@@ -5,9 +5,8 @@ global), so that ``tournaments/training/fit.py`` can fit them without recompilin
 instance could carry its own.  ``DEFAULT_PARAMS`` holds the fitted values, fitted
 together with the piece-square tables of ``tables.py`` (``concilio fit positions
 --games 21000`` then ``concilio fit terms --tables --apply``: 1,035,449 distinct
-positions of 20,562 Stockfish self-play games at depth 6, seed 20261123; held-out
-error 0.013654 -> 0.012835 on every tenth game).  The values before were a fit on
-20,441 positions at depth 8 (issue 18 replaced it).
+positions of 20,562 Stockfish self-play games at depth 6, seed 20261123; the fit and
+its SPRT are in ``docs/engine-changes.md``).
 """
 import numpy as np
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from players.result import SearchLimits
 
 DEFAULT_OVERHEAD_MS = 50  # kept back from a clock allocation for transport and the GUI
-# Kept back from a GUI's ``go movetime``: the reply's own latency.  Measured with python-chess
-# on this 2-core machine, a single searcher answers 2.5-4.5 ms after its budget.  A movetime is
-# the GUI's per-move budget with no clock to protect, so (as Stockfish does) the engine takes
-# nearly all of it; the clock's overhead above would halve a 100 ms search.
+# Kept back from a GUI's ``go movetime``: the reply's own latency, a few milliseconds for a
+# single searcher (docs/engine-changes.md has the measurement).  A movetime is the GUI's
+# per-move budget with no clock to protect, so (as Stockfish does) the engine takes nearly
+# all of it; the clock's overhead above would halve a 100 ms search.
 MOVETIME_MARGIN_MS = 10
 
 

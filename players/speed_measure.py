@@ -32,7 +32,7 @@ def mask_speeds(masks: Sequence[int], nodes: int = 20000, rounds: int = 2, fens:
                 seed: int = 1, progress: Callable[[str], None] = lambda s: None) -> dict[int, float]:
     """Median over rounds of (mask's nodes per second) / (full engine's).  Within a round the
     two alternate position by position in ABBA order (full, mask, mask, full), so that a
-    change of the machine's speed, which here moves nps by a third within seconds, falls on
+    change of the machine's speed, which on a shared machine comes within seconds, falls on
     both alike."""
     full = Searcher(FULL_ENGINE, 16)
     _timed(full, fens[0], SearchLimits(nodes=500))  # compiled code loaded before any timing

@@ -2,9 +2,9 @@
 
 Every ``go`` must be answered by a ``bestmove`` within its limit plus a small margin,
 whatever the limit: 1 ms movetimes, clocks of a few milliseconds, node and depth
-limits, and ``stop`` racing the search's own end.  A ``go`` that arrived just after a
-``bestmove``, while the search thread was still returning, once went unanswered
-(one search in about a thousand).
+limits, and ``stop`` racing the search's own end.  Hence thousands: a ``go`` that arrives
+just after a ``bestmove``, while the search thread is still returning, is a race that a
+broken engine loses in about one search in a thousand.
 """
 from __future__ import annotations
 

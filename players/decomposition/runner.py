@@ -151,7 +151,8 @@ class SearchActor:
     def call(self, payload: bytes) -> bytes:
         """Run a job in the worker's actor thread (one at a time per actor).  The job and its
         answer travel pickled as one bytes object: Dask serializes each argument of an
-        actor call on its own, which cost the master about 3 ms of CPU per job."""
+        actor call on its own, at a cost in the master's CPU on every job (``docs/decomposition.md``
+        measures the master's share)."""
         fn, args = pickle.loads(payload)
         return pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -1,8 +1,8 @@
 """The lines of a data file (an opening book, a test suite) and the ones that cannot be read.
 
-A file in a format the reader does not know used to come out empty, or nearly so, with no
-word why; every unreadable line is now named with its number and reason, and a file with
-no usable line is an error that shows its first bad lines.
+A file in a format the reader does not know would otherwise come out empty, or nearly so,
+with no word why; so every unreadable line is named with its number and reason, and a file
+with no usable line is an error that shows its first bad lines.
 """
 from __future__ import annotations
 
