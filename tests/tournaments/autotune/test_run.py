@@ -1,43 +1,16 @@
-"""``concilio autotune`` end to end on a tiny labelled set, and its config's checks."""
+"""``concilio autotune`` end to end on a tiny labelled set; the held-out split by opening."""
 import re
-import textwrap
 from itertools import combinations
 
 import pytest
 
-from base.config import ConfigError
 from ensemble.config import load_ensemble
+from tests.tournaments.autotune.tune_files import tiny_set, write_config
 from tournaments.autotune.config import load_autotune
 from tournaments.autotune.run import PoolBallots, run_autotune, split_held_out
 from tournaments.records.epd import read_suite
 from tournaments.suite.store import SearchStore
 from tournaments.suite.metrics import StoreView
-
-
-def tiny_set(data_dir, tmp_path, n=16):
-    lines = (data_dir / "training" / "selfplay-5k.epd").read_text().splitlines()[:n]
-    path = tmp_path / "train.epd"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def write_config(tmp_path, train, extra=""):
-    text = textwrap.dedent(f"""
-        name: tiny
-        train: {{path: {train}, validate: 0.25, seed: 3}}
-        confirm: [{{path: {train}, name: again}}]
-        pool: {{instances: [MB, MBX], full: true}}
-        budget: {{nodes: 300}}
-        criteria: [majority, depth_confidence]
-        size: {{min: 2, max: 2}}
-        compare: []
-        out: {tmp_path / "tuned.yaml"}
-        store: {tmp_path / "store.sqlite"}
-        report: {tmp_path / "report"}
-        workers: 1
-        """) + extra
-    (tmp_path / "tune.yaml").write_text(text)
-    return tmp_path / "tune.yaml"
 
 
 def test_split_keeps_openings_whole_and_is_reproducible(data_dir):
@@ -93,40 +66,3 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     again = load_autotune(write_config(tmp_path, bare))
     assert run_autotune(again, progress=False, warn=warnings.append).searches_added == 0
     assert any("16 self-play positions have no recorded opening" in w for w in warnings)
-
-
-@pytest.mark.parametrize("extra, message", [
-    ("objective: elo\n", "objective 'elo' is not one of points, val"),
-    ("criteria: [global_minimax]\n", "only criteria that read the ballots alone"),
-])
-def test_bad_settings_are_named_with_their_line(data_dir, tmp_path, extra, message):
-    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
-    text = path.read_text()
-    key = extra.split(":")[0]
-    text = "\n".join(line for line in text.splitlines() if not line.startswith(key + ":")) + "\n" + extra
-    path.write_text(text)
-    with pytest.raises(ConfigError) as err:
-        load_autotune(path)
-    line = text.splitlines().index(extra.strip()) + 1
-    assert f"tune.yaml:{line}: " in str(err.value) and message in str(err.value)
-
-
-def test_a_pool_and_sizes_that_cannot_work_are_refused(data_dir, tmp_path):
-    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
-    path.write_text(path.read_text().replace("size: {min: 2, max: 2}", "size: {min: 2, max: 5}")
-                    .replace("emphasis", "x") + "")
-    with pytest.raises(ConfigError, match="5 members from a pool of 3"):
-        load_autotune(path)
-    path.write_text(path.read_text().replace("pool: {instances: [MB, MBX], full: true}",
-                                             "pool: {instances: [MB], full: false, emphasis: [-1]}"))
-    with pytest.raises(ConfigError) as err:
-        load_autotune(path)
-    assert "pool.emphasis[0]: factor -1" in str(err.value) and "a pool of 1 instance(s)" in str(err.value)
-
-
-def test_an_unknown_ensemble_is_named_under_its_own_field(data_dir, tmp_path):
-    path = write_config(tmp_path, tiny_set(data_dir, tmp_path))
-    path.write_text(path.read_text().replace("compare: []", "compare: [3b, no-such-ensemble]"))
-    with pytest.raises(ConfigError) as err:
-        load_autotune(path)
-    assert "compare[1]: ensemble 'no-such-ensemble'" in str(err.value)

@@ -1,6 +1,6 @@
-"""Matches: pairing of colours and openings, PGN that python-chess reads back, the
-thesis adjudication in a real game, forfeits for crashing, hanging and cheating
-engines, and a killed match that resumes without losing or replaying a game."""
+"""Matches: PGN that python-chess reads back, the thesis adjudication in a real game,
+forfeits for crashing, hanging and cheating engines, and a killed match that resumes
+without losing or replaying a game."""
 import io
 import json
 import signal
@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from tournaments.match.config import load_match
+from tests.tournaments.match.match_files import write
 from tournaments.match.run import read_records, run_match
 
 FAKE_ENGINE = textwrap.dedent('''
@@ -52,28 +52,6 @@ FAKE_ENGINE = textwrap.dedent('''
     while mode == "linger":  # its input closed without a quit, it stays, as GNU Chess 6 does
         time.sleep(1)
 ''')
-
-
-def write(tmp_path, body, name="m.yaml"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(body) + f"output: {tmp_path / 'out'}\n")
-    return load_match(path)
-
-
-def test_colours_and_openings_are_paired(tmp_path, data_dir):
-    body = f"""
-        players: [{{name: mb, instance: MB}}, {{name: mx, instance: MX}}]
-        baseline: mx
-        games: 6
-        openings: {{file: {data_dir / 'openings' / '8moves_v3-1000.epd'}, seed: 3}}
-        time_control: {{depth: 1}}
-    """
-    config = write(tmp_path, body)
-    specs = config.schedule()
-    assert [s.player_is_white for s in specs] == [True, False] * 3
-    assert specs[0].opening_fen == specs[1].opening_fen != specs[2].opening_fen == specs[3].opening_fen
-    again = write(tmp_path, body, "n.yaml")
-    assert [s.opening_fen for s in again.schedule()] == [s.opening_fen for s in specs]  # seeded order
 
 
 def test_a_match_writes_pgn_that_round_trips(tmp_path):
@@ -217,37 +195,6 @@ def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
     assert outcome.played == 1 and len(outcome.records) == 2
 
 
-def problems(tmp_path, text: str) -> str:
-    """What loading a match file of ``text`` (``tmp_path/bad.yaml``) reports."""
-    from base.config import ConfigError
-    (tmp_path / "bad.yaml").write_text(text)
-    with pytest.raises(ConfigError) as info:
-        load_match(tmp_path / "bad.yaml")
-    return str(info.value)
-
-
-def test_bad_match_files_are_named(tmp_path):
-    path = tmp_path / "bad.yaml"
-    text = problems(tmp_path, "players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
-                              "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\n"
-                              "sprt: {elo0: 5, elo1: 0}\n")
-    assert f"{path}:1: players[0].instance: mask 'MQ'" in text
-    assert "players[1].uci: expected the engine's command line" in text
-    assert f"{path}:3: time_control: give exactly one of" in text
-    assert "openings.file: no such file: nowhere.epd" in text
-    assert "sprt.elo1: elo1 must be greater than elo0" in text
-
-
-def test_node_jitter_is_seeded_and_bounded():
-    from tournaments.games.game import TimeControl
-    tc = TimeControl(nodes=10000, jitter=0.1)
-    budgets = [tc.nodes_for("0-3", ply) for ply in range(50)]
-    assert budgets == [tc.nodes_for("0-3", ply) for ply in range(50)]
-    assert all(9000 <= b <= 11000 for b in budgets) and len(set(budgets)) > 40
-    assert budgets != [tc.nodes_for("0-5", ply) for ply in range(50)]
-    assert TimeControl(nodes=10000).nodes_for("0-3", 7) == 10000
-
-
 def test_an_instance_player_is_loaded_before_its_first_timed_move():
     """Numba loads the search on its first call (seconds); a match player that paid it inside
     its first move would lose clock time, or the game on a short clock. A fresh process shows it:
@@ -310,47 +257,6 @@ def test_a_player_can_have_its_own_budget(tmp_path):
     assert outcome.summaries[0].games == 2
 
 
-def test_a_bad_player_budget_names_its_field(tmp_path):
-    text = problems(tmp_path, "players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
-                              "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
-                              "time_control: {nodes: 100}\n")
-    assert "players[0].time_control: give exactly one of" in text
-    assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
-
-
-def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
-    """The 8-move book less the openings of the shipped training set's 800 games: none of them is
-    played, every other one still is; the held-out replays' book loses none."""
-    from tournaments.training.provenance import training_openings
-    from tournaments.records.opening_record import played_from, position_key
-    used = training_openings(data_dir / "training" / "selfplay-5k.epd")
-    leaky = write(tmp_path, """
-        players: [{name: mkp, instance: MKP}]
-        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16}
-        time_control: {nodes: 800}
-    """)
-    held_out = write(tmp_path, """
-        players: [{name: mkp, instance: MKP}]
-        openings: {file: data:openings/8moves_v3-1000.epd, seed: 16, exclude: [data:training/selfplay-5k.epd]}
-        time_control: {nodes: 800}
-    """)
-    keys = [position_key(played_from(fen, moves)) for fen, moves, _ in held_out.openings]
-    assert len(used) == 543 and held_out.openings_excluded == 543 and len(keys) == len(set(keys)) == 457
-    assert not set(keys) & used
-    assert sum(position_key(fen) in used for fen, _, _ in leaky.openings[:200]) == 108  # the audit's figure
-    for name in ("tuned-heldout", "learned-heldout", "full-odds-heldout"):
-        replay = load_match(name)
-        assert replay.openings_excluded == 0 and len(replay.openings) == 1000
-
-
-def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path):
-    text = problems(tmp_path, "players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
-                              "openings: {file: data:openings/8moves_v3-1000.epd, "
-                              "exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
-    assert "openings.exclude[1]: no such file: nowhere.epd" in text
-    assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text
-
-
 def test_a_match_whose_openings_moved_is_not_resumed(tmp_path):
     """Resuming skips games by id: after the book's order changed (here its seed; a growing
     exclusion does the same), finished ids would stand for other openings."""
@@ -370,3 +276,17 @@ def test_a_match_whose_openings_moved_is_not_resumed(tmp_path):
     again = run_match(write(tmp_path, body.replace("SEED", "1").replace("games: 2", "games: 4")),
                       progress=False, out=lambda line: None)
     assert again.played == 2 and len(again.records) == 4
+
+
+def test_an_sprt_with_min_games_does_not_stop_the_match_early():
+    from types import SimpleNamespace
+
+    from tournaments.match.config import Sprt
+    from tournaments.match.run import PairingSummary, _decided
+    summary = PairingSummary("a", "b")
+    for i in range(60):  # 30 pairs, 20 won 2-0 and 10 won 1.5-0.5: decided long before 100 games
+        summary.add(SimpleNamespace(points=0.5 if i % 6 == 5 else 1.0, player_is_white=i % 2 == 0), i)
+    config = SimpleNamespace(sprt=Sprt(0, 20), openings=("x",))
+    assert summary.sprt(config).decision == "H1" and _decided(config, [summary])
+    config.sprt = Sprt(0, 20, min_games=100)
+    assert not _decided(config, [summary])

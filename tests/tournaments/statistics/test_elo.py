@@ -3,7 +3,6 @@ import math
 
 import pytest
 
-from tournaments.games.adjudication import DrawRule, ResignRule, draw_by_rule, resigns, thesis_points
 from tournaments.statistics.elo import elo_from_score, los, pentanomial, score_from_elo, sprt, trinomial
 
 
@@ -54,25 +53,6 @@ def test_sprt_llr_by_hand():
     assert sprt(10, 10, 10, 0, 10).decision is None
 
 
-def test_thesis_adjudication_formula():
-    assert thesis_points(101) == 1 and thesis_points(-101) == 0
-    assert thesis_points(0) == 0.5
-    assert thesis_points(50) == pytest.approx(0.75) and thesis_points(-30) == pytest.approx(0.35)
-    assert thesis_points(100) == 1.0 and thesis_points(-100) == 0.0  # the boundary is proportional too
-    assert thesis_points(200, pawn=300) == pytest.approx(0.5 + 200 / 600)
-
-
-def test_draw_and_resign_rules():
-    rule = DrawRule(moves=2, score=10, after=4)
-    assert draw_by_rule([5, -5, 3, 0], 4, rule)
-    assert not draw_by_rule([5, -5, 30, 0], 4, rule)
-    assert not draw_by_rule([5, -5, 3, 0], 3, rule)
-    r = ResignRule(moves=2, score=500)
-    # The mover's own scores are every other entry, newest last.
-    assert resigns([-600, 600, -700], r)
-    assert not resigns([-600, 600, -400], r)
-
-
 def test_elo_from_points_matches_trinomial_and_takes_fractions():
     from tournaments.statistics.elo import from_points
     points = [1.0] * 60 + [0.5] * 20 + [0.0] * 20
@@ -95,20 +75,6 @@ def test_pentanomial_sprt_against_a_hand_computed_llr():
     assert pentanomial_sprt([100, 300, 100, 0, 0], 0, 5).decision == "H0"
     with pytest.raises(ValueError):
         pentanomial_sprt([1, 2, 3], 0, 5)
-
-
-def test_an_sprt_with_min_games_does_not_stop_the_match_early():
-    from types import SimpleNamespace
-
-    from tournaments.match.config import Sprt
-    from tournaments.match.run import PairingSummary, _decided
-    summary = PairingSummary("a", "b")
-    for i in range(60):  # 30 pairs, 20 won 2-0 and 10 won 1.5-0.5: decided long before 100 games
-        summary.add(SimpleNamespace(points=0.5 if i % 6 == 5 else 1.0, player_is_white=i % 2 == 0), i)
-    config = SimpleNamespace(sprt=Sprt(0, 20), openings=("x",))
-    assert summary.sprt(config).decision == "H1" and _decided(config, [summary])
-    config.sprt = Sprt(0, 20, min_games=100)
-    assert not _decided(config, [summary])
 
 
 def test_ladder_rating_of_one_level_is_that_pairings_elo_with_the_delta_method_interval():

@@ -1,6 +1,5 @@
-"""The term-value fit: its positions file (resume, a killed run's tail, bad lines), the
-linear model it fits (against the real evaluation), the fit itself on a known target,
-and the rewrite of evaluation/params.py."""
+"""The term-value fit: the linear model it fits (against the real evaluation), the fit
+itself on a known target, and the rewrite of evaluation/params.py and evaluation/tables.py."""
 import logging
 
 import chess
@@ -12,45 +11,10 @@ from evaluation.evaluate import new_scratch
 from evaluation.fitting import LN10_400, term_coefficients, white_scores
 from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
 from evaluation.tables import PST
-from players.external import find_engine_binary
 from players.position import Position
+from tests.tournaments.training.fit_files import FENS
 from tournaments.training import fit as tuning
-from tournaments.training.fit_positions import (FitDataError, FitDataPlan, FitGame, append_game, close_engines,
-                                       drop_unfinished, make_positions, play_game, read_games,
-                                       read_positions)
-
-FENS = [
-    chess.STARTING_FEN,
-    "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5",
-    "2r3k1/pp3ppp/4p3/3pP3/3P4/P4N2/1P3PPP/2R3K1 b - - 0 24",
-    "8/5pk1/6p1/3P4/2P5/6P1/5PK1/8 w - - 0 40",
-    "r2q1rk1/1b2bppp/p2p1n2/1p2p3/3NP3/1BN1B3/PPP2PPP/R2Q1RK1 b - - 3 12",
-    "6k1/5ppp/8/8/8/8/q4PPP/1R4K1 w - - 0 30",
-]
-
-
-def test_positions_file_round_trip_and_a_killed_runs_tail(tmp_path):
-    path = tmp_path / "p.txt"
-    append_game(path, FitGame(7, ((FENS[0], 25), (FENS[1], -40)), 0.5))
-    append_game(path, FitGame(8, (), 1.0))  # a game with no quiet position still counts as played
-    with path.open("a") as handle:  # a run killed inside game 9: two lines, the second cut short
-        handle.write(f"{FENS[2]};13\n{FENS[3][:20]}")
-    assert [seed for seed, _, _ in read_games(path)] == [7, 8]
-    assert list(read_positions(path)) == [(FENS[0], 25, 7, 0.5), (FENS[1], -40, 7, 0.5)]
-    assert drop_unfinished(path) > 0
-    append_game(path, FitGame(9, ((FENS[2], 13),), 0.0))
-    assert [(seed, len(p)) for seed, _, p in read_games(path)] == [(7, 2), (8, 0), (9, 1)]
-    assert drop_unfinished(path) == 0
-
-
-def test_a_damaged_positions_file_names_the_line(tmp_path):
-    path = tmp_path / "p.txt"
-    path.write_text(f"{FENS[0]};25\nnot a position\n#game 1 0.5 2\n")
-    with pytest.raises(FitDataError, match=r"p.txt:2: expected 'FEN;centipawns'"):
-        list(read_games(path))
-    path.write_text(f"{FENS[0]};25\n#game 1 0.5 3\n")
-    with pytest.raises(FitDataError, match=r"p.txt:2: game 1 counts 3 positions, 1 lines precede it"):
-        list(read_games(path))
+from tournaments.training.fit_positions import FitGame, append_game
 
 
 def test_a_failing_task_is_logged_and_the_others_kept(caplog):
@@ -143,23 +107,6 @@ def test_the_fit_recovers_values_that_made_the_labels(tmp_path):
         assert (tables[phase, 0, :8] == PST[phase, 0, :8]).all() and (tables[phase, 0, 56:] == 0).all()
 
 
-def test_pst_coefficients_count_pieces_on_their_squares():
-    from evaluation.fitting import pst_coefficients
-    from scipy.sparse import csr_matrix
-    board = chess.Board("4k3/8/8/8/8/8/4P3/R3K3 b - - 0 1")  # phase 2 (a rook): 1/12 middlegame
-    bbs = np.zeros((1, 14), np.uint64)
-    for colour, c in ((chess.WHITE, 0), (chess.BLACK, 1)):
-        for piece_type in chess.PIECE_TYPES:
-            bbs[0, 6 * c + piece_type - 1] = board.pieces_mask(piece_type, colour)
-    rows, columns, values = pst_coefficients(bbs)
-    dense = csr_matrix((values, (rows, columns)), shape=(1, 768)).toarray()[0]
-    assert dense[0 * 64 + chess.E2] == pytest.approx(2 / 24) and dense[384 + chess.E2] == pytest.approx(22 / 24)
-    assert dense[3 * 64 + chess.A1] == pytest.approx(2 / 24)
-    # Kings on e1 and e8: Black's reads the table at e8 ^ 56 = e1, so they cancel.
-    assert dense[5 * 64 + chess.E1] == 0 and dense[384 + 5 * 64 + chess.E1] == 0
-    assert np.count_nonzero(dense) == 4
-
-
 def test_apply_tables_rewrites_one_table(tmp_path):
     path = tmp_path / "tables.py"
     path.write_text(tuning.TABLES_FILE.read_text())
@@ -183,32 +130,6 @@ def test_apply_params_rewrites_only_the_numbers(tmp_path):
     assert "# enemy piece pinned by our bishop or rook" in text
     assert sum(a != b for a, b in zip(original.splitlines(), text.splitlines())) == 1
     assert len(TERMS) == len(PARAM_NAMES)
-
-
-def _have_stockfish() -> bool:
-    try:
-        find_engine_binary("stockfish")
-        return True
-    except FileNotFoundError:
-        return False
-
-
-@pytest.mark.skipif(not _have_stockfish(), reason="stockfish is not installed")
-def test_a_game_is_seeded_and_its_positions_quiet(tmp_path, data_dir):
-    try:
-        first = play_game(3, chess.STARTING_FEN, depth=4, max_plies=40)
-        again = play_game(3, chess.STARTING_FEN, depth=4, max_plies=40)
-    finally:
-        close_engines()
-    assert first == again and first.positions
-    for fen, cp in first.positions:
-        board = chess.Board(fen)
-        assert not board.is_check() and abs(cp) <= 30_000
-    plan = FitDataPlan(tmp_path / "p.txt", data_dir / "openings" / "8moves_v3-1000.epd", games=2, depth=3, workers=1)
-    count = make_positions(plan, progress=False)
-    assert len(list(read_games(plan.out))) == 2 and count == sum(1 for _ in read_positions(plan.out))
-    size = plan.out.stat().st_size
-    assert make_positions(plan, progress=False) == count and plan.out.stat().st_size == size  # nothing replayed
 
 
 def test_the_command_names_a_missing_or_empty_positions_file(tmp_path, capsys):

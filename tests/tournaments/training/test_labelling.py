@@ -1,6 +1,5 @@
-"""The labelled training set: the points scale, positions from self-play and PGN, engine
-labels (with an engine that dies), resuming, the openings recorded, and the EPD export read
-back as a suite."""
+"""The labelled training set: positions from self-play and PGN, engine labels (with an
+engine that dies), resuming, the openings recorded, and the EPD export read back as a suite."""
 import logging
 import sys
 import textwrap
@@ -9,7 +8,7 @@ import chess
 import pytest
 
 from tournaments.records.epd import read_suite
-from tournaments.training.label_store import Label, LabelStore, expected_score, move_points
+from tournaments.training.label_store import Label, LabelStore
 from tournaments.training.labelling import (LabelPlan, export_epd, label_batch, pgn_positions, run_label, selfplay_openings,
                                    usable)
 from tournaments.openings.books import read_book
@@ -27,15 +26,6 @@ def have(engine):
 
 
 needs_stockfish = pytest.mark.skipif(not have("stockfish"), reason="stockfish is not installed")
-
-
-def test_points_follow_the_expected_score_lost():
-    # E(0) = .5; E(-10) = .4856 -> 10 - 1.44 = 8.56 -> 9; E(-50) = .4283 -> 2.83 -> 3; E(-300) -> below 0
-    assert move_points([("a", 0), ("b", -10), ("c", -50), ("d", -300)]) == {"a": 10, "b": 9, "c": 3}
-    # a rook up, 50 cp matter little: E(900) - E(850) = .0037 -> 9.63 -> 10
-    assert move_points([("a", 900), ("b", 850)]) == {"a": 10, "b": 10}
-    assert expected_score(0) == 0.5 and abs(expected_score(400) - 10 / 11) < 1e-12
-    assert move_points([]) == {}
 
 
 def test_usable_positions_leave_a_choice():
@@ -149,29 +139,3 @@ def test_the_store_records_each_game_s_opening_and_the_export_writes_it(tmp_path
     assert not suite.skipped and [p.opening for p in suite.positions] == [italian.key, italian.key, ""]
     assert game_openings(out) == game_openings(store_path) == {"selfplay:7": italian}
     assert training_openings(out) == training_openings(store_path) == {italian.key}
-
-
-def test_games_stored_before_openings_were_learn_theirs(tmp_path):
-    first, second = (Opening("b.epd", n, chess.STARTING_FEN) for n in (1, 2))
-    with LabelStore(tmp_path / "old.sqlite") as store:
-        store.add_source("selfplay:1", [])
-        store.add_source("selfplay:2", [], first)
-        assert store.backfill_openings([("selfplay:1", first), ("selfplay:2", second)]) == 1
-        assert store.openings() == {"selfplay:1": first, "selfplay:2": first}  # a recorded one is kept
-
-
-def test_a_backfilled_opening_must_be_where_the_stored_game_could_start(tmp_path):
-    """A store filled from another book or seed: the opening the plan now draws cannot precede
-    the game's stored positions, and recording it would let the real opening into matches."""
-    from tournaments.training.label_store import OpeningMismatchError
-    board = chess.Board()
-    for uci in ("e2e4", "e7e5"):
-        board.push_uci(uci)
-    after_d4 = chess.Board()
-    after_d4.push_uci("d2d4")
-    with LabelStore(tmp_path / "old.sqlite") as store:
-        store.add_source("selfplay:3", [(board.epd(), "selfplay:3:2")])
-        with pytest.raises(OpeningMismatchError, match=r"selfplay:3:2 cannot follow d4.epd:5"):
-            store.backfill_openings([("selfplay:3", Opening("d4.epd", 5, after_d4.fen()))])
-        assert store.openings() == {}
-        assert store.backfill_openings([("selfplay:3", Opening("b.epd", 1, chess.STARTING_FEN))]) == 1
