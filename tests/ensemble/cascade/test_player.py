@@ -1,5 +1,5 @@
 """The cascade player: phase 2 searches only phase 1's candidates, a unanimous phase 1
-decides alone, and a bad file names its field."""
+decides alone, and a match takes a cascade but keeps it off parallel games."""
 import chess
 import pytest
 
@@ -10,19 +10,7 @@ from players.decomposition.config import load_decomposition
 from players.decomposition.player import DecompositionPlayer
 from players.player import MoveLimits
 from players.result import SearchLimits
-
-# Two instances that disagree in the start position at 3,000 nodes (checked below), inline.
-ENSEMBLE = "name: pair\ninstances: [MB, MX]\nselection: {criterion: majority}\ncluster: {inline: true}\n"
-ABDADA = "algorithm: abdada\nworkers: 1\nshared_table: true\nsearch: {hash_mb: 4}\n"
-
-
-def write(tmp_path, share=0.5, unanimous="play", decomposition=ABDADA):
-    (tmp_path / "pair.yaml").write_text(ENSEMBLE)
-    (tmp_path / "abdada.yaml").write_text(decomposition)
-    (tmp_path / "cascade.yaml").write_text(
-        f"name: c\nensemble: {tmp_path / 'pair.yaml'}\ndecomposition: {tmp_path / 'abdada.yaml'}\n"
-        f"share: {share}\nunanimous: {unanimous}\n")
-    return tmp_path / "cascade.yaml"
+from tests.ensemble.cascade.cascade_files import ABDADA, write
 
 
 def test_the_restricted_abdada_search_plays_only_the_allowed_moves():
@@ -65,16 +53,6 @@ def test_the_budget_is_split_by_the_share(tmp_path):
     assert phase1.movetime == 100 and phase2 is None  # phase 2 gets whatever time is left
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"share": 1.5}, "cascade.yaml:4: share: share must be between 0 and 1"),
-    ({"decomposition": "algorithm: pv_split\nworkers: 2\n"}, "pv_split: phase 2 searches the candidates only"),
-    ({"unanimous": "vote"}, "'vote' is not one of play, widen, search"),
-])
-def test_bad_cascade_files_name_the_field(tmp_path, change, message):
-    with pytest.raises(ConfigError, match=message):
-        load_cascade(write(tmp_path, **change))
-
-
 def test_a_match_file_takes_a_cascade_and_keeps_it_off_parallel_games(tmp_path):
     from tournaments.match.config import load_match
     cascade = write(tmp_path)
@@ -89,17 +67,3 @@ def test_a_match_file_takes_a_cascade_and_keeps_it_off_parallel_games(tmp_path):
     match.write_text(match.read_text().replace(str(cascade), str(tmp_path / "none.yaml")))
     with pytest.raises(ConfigError, match=r"m.yaml:1: players\[0\].cascade: .*none.yaml: no such config"):
         load_match(match)
-
-
-def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):
-    from tournaments.match.config import load_match
-    cascade = write(tmp_path)
-    cascade.write_text(cascade.read_text().replace("pair.yaml", "pair2.yaml") + "in_process: true\n")
-    (tmp_path / "pair2.yaml").write_text(ENSEMBLE.replace("cluster: {inline: true}\n", "cluster: {workers: 2}\n"))
-    config = load_cascade(cascade)
-    assert config.ensemble.cluster.inline and config.ensemble.cluster.workers == 2
-    assert config.decomposition.in_process
-    match = tmp_path / "m.yaml"
-    match.write_text(f"players: [{{name: c, cascade: {cascade}}}, {{name: f, full: true}}]\ngames: 2\n"
-                     f"time_control: {{nodes: 500, equal_time: true}}\nconcurrency: 2\noutput: {tmp_path / 'out'}\n")
-    assert load_match(match).concurrency == 2
