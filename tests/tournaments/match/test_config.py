@@ -1,5 +1,7 @@
 """Match files: the schedule of colours and openings, the openings section (seeded order,
 training openings left out), and every problem of a bad file named with its field."""
+import pytest
+
 from tests.tournaments.match.match_files import problems, write
 from tournaments.match.config import load_match
 from tournaments.openings.selection import opening_key
@@ -22,24 +24,25 @@ def test_colours_and_openings_are_paired(tmp_path, data_dir):
     assert [s.opening_fen for s in again.schedule()] == [s.opening_fen for s in specs]  # seeded order
 
 
-def test_bad_match_files_are_named(tmp_path):
-    path = tmp_path / "bad.yaml"
-    text = problems(tmp_path, "players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\n"
-                              "time_control: {nodes: 10, depth: 2}\nopenings: {file: nowhere.epd}\n"
-                              "sprt: {elo0: 5, elo1: 0}\n")
-    assert f"{path}:1: players[0].instance: mask 'MQ'" in text
-    assert "players[1].uci: expected the engine's command line" in text
-    assert f"{path}:3: time_control: give exactly one of" in text
-    assert "openings.file: no such file: nowhere.epd" in text
-    assert "sprt.elo1: elo1 must be greater than elo0" in text
-
-
-def test_a_bad_player_budget_names_its_field(tmp_path):
-    text = problems(tmp_path, "players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
-                              "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\n"
-                              "time_control: {nodes: 100}\n")
-    assert "players[0].time_control: give exactly one of" in text
-    assert "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players" in text
+@pytest.mark.parametrize("text, expected", [
+    ("players: [{name: a, instance: MQ}, {name: b, uci: 5}]\ngames: 3\ntime_control: {nodes: 10, depth: 2}\n"
+     "openings: {file: nowhere.epd}\nsprt: {elo0: 5, elo1: 0}\n",
+     ["bad.yaml:1: players[0].instance: mask 'MQ'", "players[1].uci: expected the engine's command line",
+      "bad.yaml:3: time_control: give exactly one of", "openings.file: no such file: nowhere.epd",
+      "sprt.elo1: elo1 must be greater than elo0"]),
+    ("players:\n  - {name: a, full: true, time_control: {nodes: 10, depth: 2}}\n"
+     "  - {name: b, uci: [x], time_control: {nodes: 10, equal_time: true}}\ntime_control: {nodes: 100}\n",
+     ["players[0].time_control: give exactly one of",
+      "players[1].time_control.equal_time: equal-time node budgets are for Concilio's players"]),
+    ("players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
+     "openings: {file: data:openings/8moves_v3-1000.epd, exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n",
+     ["openings.exclude[1]: no such file: nowhere.epd",
+      "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded"]),
+], ids=["every-section", "a-player-s-own-budget", "a-book-excluding-itself"])
+def test_every_problem_of_a_bad_match_file_is_named_with_its_field(tmp_path, text, expected):
+    report = problems(tmp_path, text)
+    for problem in expected:
+        assert problem in report
 
 
 def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
@@ -63,11 +66,3 @@ def test_openings_a_training_set_started_from_are_left_out(tmp_path, data_dir):
     for name in ("tuned-heldout", "learned-heldout", "full-odds-heldout"):
         replay = load_match(name)
         assert replay.openings_excluded == 0 and len(replay.openings) == 1000
-
-
-def test_a_book_cannot_exclude_itself_and_a_missing_exclusion_is_named(tmp_path):
-    text = problems(tmp_path, "players: [{name: a, instance: MKP}]\ntime_control: {nodes: 100}\n"
-                              "openings: {file: data:openings/8moves_v3-1000.epd, "
-                              "exclude: [data:openings/8moves_v3-1000.epd, nowhere.epd]}\n")
-    assert "openings.exclude[1]: no such file: nowhere.epd" in text
-    assert "openings.exclude: every opening of data:openings/8moves_v3-1000.epd is excluded" in text

@@ -2,20 +2,8 @@
 import chess
 import pytest
 
-from players.external import find_engine_binary
+from tests.engines import needs_stockfish
 from tournaments.openings.book import BookPlan, make_book, read_positions
-
-
-
-def have(engine: str) -> bool:
-    try:
-        find_engine_binary(engine)
-        return True
-    except FileNotFoundError:
-        return False
-
-
-needs_stockfish = pytest.mark.skipif(not have("stockfish"), reason="stockfish is not installed")
 
 
 @needs_stockfish

@@ -3,7 +3,7 @@ games seeded and their positions quiet."""
 import chess
 import pytest
 
-from players.external import find_engine_binary
+from tests.engines import needs_stockfish
 from tests.tournaments.training.fit_files import FENS
 from tournaments.training.fit_positions import (FitDataError, FitDataPlan, FitGame, append_game, close_engines,
                                                 drop_unfinished, make_positions, play_game, read_games,
@@ -34,15 +34,7 @@ def test_a_damaged_positions_file_names_the_line(tmp_path):
         list(read_games(path))
 
 
-def _have_stockfish() -> bool:
-    try:
-        find_engine_binary("stockfish")
-        return True
-    except FileNotFoundError:
-        return False
-
-
-@pytest.mark.skipif(not _have_stockfish(), reason="stockfish is not installed")
+@needs_stockfish
 def test_a_game_is_seeded_and_its_positions_quiet(tmp_path, data_dir):
     try:
         first = play_game(3, chess.STARTING_FEN, depth=4, max_plies=40)

@@ -5,7 +5,6 @@ import sys
 import textwrap
 
 import chess
-import pytest
 
 from tournaments.records.epd import read_suite
 from tournaments.training.label_store import Label, LabelStore
@@ -14,18 +13,7 @@ from tournaments.training.labelling import (LabelPlan, export_epd, label_batch, 
 from tournaments.openings.books import read_book
 from tournaments.records.opening_record import Opening
 from tournaments.training.provenance import game_openings, training_openings
-from players.external import find_engine_binary
-
-
-def have(engine):
-    try:
-        find_engine_binary(engine)
-        return True
-    except FileNotFoundError:
-        return False
-
-
-needs_stockfish = pytest.mark.skipif(not have("stockfish"), reason="stockfish is not installed")
+from tests.engines import needs_stockfish
 
 
 def test_usable_positions_leave_a_choice():
