@@ -1,2 +1,3 @@
-"""Where games start: opening books (EPD, PGN, Polyglot, engine-made), the self-play opening
-draw, and whether a position can follow from an opening."""
+"""Where games start: opening books (EPD, PGN, Polyglot, engine-made), which of a book's
+openings a match plays, the self-play opening draw, and whether a position can follow
+from an opening."""
