@@ -159,9 +159,10 @@ class Searcher:
         stats = ctx[C_STATS]
         stats[:] = 0
         ctx[C_STOP][0] = 0
-        if share_bound:
-            stats[S_SPLIT_PLY] = ply
-            stats[S_SHARED_BETA] = beta
+        # -1: no node follows a shared bound.  (0 would be the root: a job at ply 0, a whole
+        # iteration as one job, would then take its bound from a shared beta nobody set.)
+        stats[S_SPLIT_PLY] = ply if share_bound else -1
+        stats[S_SHARED_BETA] = beta
         score = search_node(position.arrays, self.tt, ctx, depth, ply, alpha, beta)
         pv = ctx[C_PV]
         n = int(ctx[C_PV_LEN][ply])
