@@ -176,11 +176,6 @@ class Searcher:
         if stats[S_SPLIT_PLY] > 0 and beta < stats[S_SHARED_BETA]:
             stats[S_SHARED_BETA] = beta
 
-    def ordered_root_moves(self, position: Position | chess.Board | str) -> list[str]:
-        """The legal moves in the order a search from here tries them (hash move first)."""
-        root_moves, n_root = self._root_moves(as_position(position), None)
-        return [move_to_uci(int(m)) for m in root_moves[:n_root]]
-
     def _root_moves(self, pos: Position, searchmoves: Sequence[str] | None) -> tuple[np.ndarray, int]:
         """Legal root moves, hash move first, then by the usual ordering; only
         ``searchmoves`` if given (an illegal one is an error, not silently dropped)."""

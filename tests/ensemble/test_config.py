@@ -6,6 +6,7 @@ import pytest
 
 from concilio.resources import packaged
 from ensemble.config import load_ensemble
+from evaluation.spec import FULL_ENGINE
 from concilio.config import ConfigError
 from tests.ensemble.thesis_table import THESIS_TABLE
 
@@ -20,7 +21,7 @@ def test_thesis_players_ship_as_yaml(label):
 
 def test_full_engine_file_and_lookup_by_name():
     config = load_ensemble("full")
-    assert config.notation == "(MBXKPAR)" and config.instances[0].spec.is_full
+    assert config.notation == "(MBXKPAR)" and config.instances[0].spec == FULL_ENGINE
 
 
 def test_explicit_instances_with_weights_search_overrides_and_labels():

@@ -123,9 +123,10 @@ def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential
 
 
 def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
-    """ABDADA's deferral in the search core: mark the second root move's position busy (as
-    if another worker searched it); the search puts it off, still searches it (its mark is
-    cleared afterwards) and returns the same fixed-depth score."""
+    """ABDADA's deferral in the search core: mark a root move's position busy (as if another
+    worker searched it), one other than the best, so that it is not the first one searched; the
+    search puts it off, still searches it (its mark is cleared afterwards) and returns the same
+    fixed-depth score."""
     from dataclasses import replace
 
     from players.core.moves import ST_PLY
@@ -138,10 +139,10 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
         expected = plain.search(p.fen, SearchLimits(depth=4))
         deferring = replace(EXACT, defer=True, table="").make_searcher()
         deferring.ctx[C_OPTS][O_DEFER] = 1  # on a private table: only the mark made here is set
-        root_moves = deferring.ordered_root_moves(p.fen)
-        if len(root_moves) < 3:
+        others = [m.uci() for m in chess.Board(p.fen).legal_moves if m.uci() != expected.bestmove]
+        if len(others) < 2:
             continue
-        child = Position.from_fen(p.fen, (root_moves[1],)).arrays
+        child = Position.from_fen(p.fen, (others[0],)).arrays
         key = child[4][child[2][ST_PLY]]
         mark_busy(deferring.tt[1], key)
         result = deferring.search(p.fen, SearchLimits(depth=4))
