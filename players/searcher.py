@@ -21,10 +21,11 @@ from evaluation.spec import FULL_ENGINE, EvalSpec
 from .clock import IterationClock
 from .core.movegen import generate_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
-from .core.search import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
-                          INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
-                          S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, new_context, score_moves, search_node,
-                          search_root)
+from .core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
+                           MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_SHARED_BETA, S_SPLIT_PLY,
+                           S_STOPPED, new_context)
+from .core.movepick import score_moves
+from .core.search import INF, MATE, MATE_BOUND, search_node, search_root
 from .core.tt import BOUND_EXACT, BUSY_ENTRIES, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult

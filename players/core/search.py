@@ -1,60 +1,42 @@
 """Alpha-beta search: iterative deepening is driven from Python (``players.searcher``);
 this module holds the root search, the principal-variation search and quiescence.
 
-Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
-a transposition table, null-move pruning, reverse futility, futility, late-move
-pruning and reductions, internal iterative reduction, check extension, mate-distance
-pruning) → ``quiescence`` (captures and
-promotions, every evasion when in check; captures that lose material by static
-exchange evaluation are left out; the table's bounds settle null-window nodes, its move
-goes first and its evaluation stands pat).  Move ordering: hash move, MVV-LVA captures that do
-not lose material, killers, history, then the losing captures.
+Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with a
+transposition table, null-move pruning, reverse futility, futility, late-move pruning and
+reductions, internal iterative reduction, check extension, mate-distance pruning) →
+``quiescence`` (captures and promotions, every evasion when in check; captures that lose
+material by static exchange evaluation are left out; the table's bounds settle null-window
+nodes, its move goes first and its evaluation stands pat).
 
-All search state lives in the ``ctx`` tuple built by ``new_context`` so that one
-compiled search serves every instance: the instance's evaluation mask, weights and
-options are just values in it.
+Move ordering is ``players.core.movepick``'s; the search's state is one record
+(``players.core.context``).
 """
 import numba
 import numpy as np
 from numba import njit, types
 
-from evaluation.evaluate import PAWN_CACHE_SIZE, evaluate_cached
-from evaluation.params import DEFAULT_PARAMS
+from evaluation.evaluate import evaluate_cached
 from .bitboard import U0
+from .context import (C_ATTACKS, C_COUNTS, C_DEFERRED, C_EVAL_CACHE, C_KILLERS, C_MOVES, C_OPTS, C_PARAMS,
+                      C_PAWN_KEYS, C_PAWN_VALUES, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, C_TERMS,
+                      C_WEIGHTS, CONTEXT_TYPE, MAX_PLY, O_DEFER, O_EXACT, O_FUTILITY, O_LMR, O_MASK, O_NULL_MOVE,
+                      S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED)
 from .hot import hot
 from .movegen import generate_moves
-from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
-                    ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
+from .movepick import (ORDER_VALUE, captured_piece, drop_quiet_non_checks, next_move, pick_move, score_moves,
+                       update_quiet_stats)
+from .moves import KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN, ST_HALFMOVE, ST_SIDE, move_promo
 from .position import (check_info, current_key, gives_check_with, in_check, insufficient_material, make_move, make_null_move,
                        repetition_count, unmake_move, unmake_null_move)
-from .see import see_ge
 from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
                  entry_eval, entry_move, entry_score, mark_busy, new_table, prefetch_slot, tt_prefetch, tt_probe,
                  tt_store)
 
-MAX_PLY = 128
 INF = 32001
 MATE = 32000
 MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
 
-# Context fields (one NumPy record: see ``new_context``).
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS,
- C_OPTS, C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
-    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "quiets", "stats", "stop", "weights",
-    "opts", "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
-EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
-# stats slots
-S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
-# Score sharing for parallel jobs: at the node of ply S_SPLIT_PLY (> 0) the search
-# lowers beta to S_SHARED_BETA before every move; another thread (the worker, told by
-# the master) may lower it while the job runs.
-S_SPLIT_PLY, S_SHARED_BETA = 6, 7
-# option slots
-O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
-# O_EXACT: transposition-table cutoffs only from entries of exactly the node's depth, so that
-# with the selective options off the result is the fixed-depth minimax value whatever the
-# window and the order of the search (parallel searches must reproduce the sequential one).
 # O_DEFER: several processes search the same tree over one shared table (``tt[1]`` holds the
 # keys of the positions being searched).  A move other than a node's first whose position
 # another search is busy with is put off until the node's other moves are done (ABDADA's
@@ -64,15 +46,6 @@ O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
 # costs more than the duplicated work it saves (depths 2, 3 and 4 search as many nodes
 # within the noise, ``docs/decomposition.md``).
 DEFER_DEPTH = 3
-
-# Ordering scores.
-ORDER_HASH = 10_000_000
-ORDER_CAPTURE = 1_000_000
-ORDER_KILLER_1 = 900_000
-ORDER_KILLER_2 = 800_000
-ORDER_BAD_CAPTURE = -50_000  # captures that lose material (SEE < 0): after the quiet moves
-HISTORY_LIMIT = 16_384  # history scores stay within +-this (the gravity update below)
-ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
 
 FUTILITY_MARGIN = np.array([0, 120, 220, 320], np.int64)
 # Late-move pruning: at a non-PV node of depth d <= 4 a quiet move after the first 3 + d^2
@@ -94,57 +67,6 @@ LMR = _lmr_table()
 # ply shallower (see ``negamax``).
 IIR_DEPTH = 4
 
-
-def _context_dtype(params_shape) -> np.dtype:
-    return np.dtype([
-        (C_KILLERS, np.int64, (MAX_PLY + 1, 2)),
-        (C_HISTORY, np.int64, (12, 64)),                  # history[piece, to]
-        (C_PV, np.int64, (MAX_PLY + 1, MAX_PLY + 1)),     # triangular PV
-        (C_PV_LEN, np.int64, MAX_PLY + 1),
-        (C_MOVES, np.int64, (MAX_PLY + 1, MAX_MOVES)),    # move buffers per ply
-        (C_SCORES, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # their ordering scores
-        (C_DEFERRED, np.int64, (MAX_PLY + 1, MAX_MOVES)), # moves put off (O_DEFER), per ply
-        (C_QUIETS, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # quiet moves searched without a cutoff, per ply
-        (C_STATS, np.int64, 8),
-        (C_STOP, np.uint8, 1),                            # external stop flag
-        (C_WEIGHTS, np.float64, 7),                       # category weights
-        (C_OPTS, np.int64, 8),
-        (C_PARAMS, np.int64, params_shape),               # evaluation term values
-        (C_EVAL_CACHE, np.uint64, 2 * EVAL_CACHE_SIZE),   # evaluation cache: key, value side by side
-        (C_TERMS, np.int64, (7, 2)),                      # evaluation scratch
-        (C_ATTACKS, np.uint64, (2, 8)),
-        (C_COUNTS, np.int64, (2, 4)),
-        (C_PAWN_KEYS, np.uint64, (PAWN_CACHE_SIZE, 2)),   # pawn cache (evaluation.evaluate.new_pawn_cache)
-        (C_PAWN_VALUES, np.int64, (PAWN_CACHE_SIZE, 4)),
-    ], align=True)
-
-
-def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True, params: np.ndarray | None = None, exact: bool = False, defer: bool = False):
-    """Fresh search state for one instance (killers, history, PV, buffers, limits,
-    evaluation spec and term values), as one NumPy record.
-
-    One record rather than a tuple of arrays because Numba passes a record as a single
-    pointer, while a tuple of 16 arrays is flattened into some 130 machine words on every
-    call (3 ns against 39 ns per recursive call).  ``ctx[C_STATS]`` is a view
-    both in Python and in compiled code."""
-    params = DEFAULT_PARAMS if params is None else np.asarray(params, np.int64)
-    if params.shape != DEFAULT_PARAMS.shape:
-        raise ValueError(f"evaluation parameters must have shape {DEFAULT_PARAMS.shape}, got {params.shape}")
-    ctx = np.zeros(1, _context_dtype(DEFAULT_PARAMS.shape))[0]
-    opts = ctx[C_OPTS]
-    opts[O_MASK] = mask
-    opts[O_NULL_MOVE] = int(null_move)
-    opts[O_LMR] = int(lmr)
-    opts[O_FUTILITY] = int(futility)
-    opts[O_EXACT] = int(exact)
-    opts[O_DEFER] = int(defer)
-    ctx[C_WEIGHTS][:] = np.asarray(weights, np.float64)
-    ctx[C_PARAMS][:] = params
-    return ctx
-
-
-CONTEXT_TYPE = numba.typeof(new_context(127, np.ones(7)))
 TT_TYPE = numba.typeof(new_table(1))
 NEGAMAX_SIGNATURE = types.int64(POSITION_TYPE, TT_TYPE, CONTEXT_TYPE, types.int64, types.int64, types.int64,
                                 types.int64, types.boolean)
@@ -216,18 +138,6 @@ def shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_
             ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here
             return SETTLED, s, beta
     return GO_ON, 0, beta
-
-
-@njit(cache=True, inline="always")
-def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defer):
-    """A node's next move: the best-ordered one left, then the moves ABDADA put off (searched
-    now whoever else is busy with them).  Returns (move or 0 when none is left, i,
-    next_deferred, whether this move may be put off)."""
-    if i < n:
-        return pick_move(moves, scores, i, n), i + 1, next_deferred, may_defer
-    if next_deferred < n_deferred:
-        return deferred[next_deferred], i, next_deferred + 1, False
-    return 0, i, next_deferred, False
 
 
 @njit(cache=True, inline="always")
@@ -313,76 +223,6 @@ def reduced_without_hash_move(depth, hash_move, reductions):
     return depth
 
 
-@hot()
-def captured_piece(board, m):
-    if move_flag(m) == FLAG_EN_PASSANT:
-        return PAWN
-    p = board[move_to(m)]
-    return -1 if p == EMPTY else p % 6
-
-
-@hot()
-def score_moves(pos, ctx, ply, n, hash_move):
-    board = pos[1]
-    moves = ctx[C_MOVES][ply]
-    scores = ctx[C_SCORES][ply]
-    killers = ctx[C_KILLERS]
-    history = ctx[C_HISTORY]
-    for i in range(n):
-        m = moves[i]
-        if m == hash_move:
-            scores[i] = ORDER_HASH
-            continue
-        victim = captured_piece(board, m)
-        promo = move_promo(m)
-        attacker = board[move_from(m)] % 6
-        if victim >= 0 or promo == QUEEN:
-            v = ORDER_VALUE[victim] if victim >= 0 else 0
-            if promo == QUEEN:
-                v += ORDER_VALUE[QUEEN]
-            base = ORDER_CAPTURE
-            if victim >= 0 and promo == 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] and not see_ge(pos, m, 0):
-                base = ORDER_BAD_CAPTURE
-            scores[i] = base + 10 * v - ORDER_VALUE[attacker] // 10
-        elif promo != 0:
-            scores[i] = -100_000  # under-promotions last
-        elif m == killers[ply, 0]:
-            scores[i] = ORDER_KILLER_1
-        elif m == killers[ply, 1]:
-            scores[i] = ORDER_KILLER_2
-        else:
-            scores[i] = history[board[move_from(m)], move_to(m)]
-
-
-@njit(cache=True, inline="always")
-def pick_move(moves, scores, start, n):
-    """Selection sort step: bring the best-scored remaining move to ``start``."""
-    best = start
-    for j in range(start + 1, n):
-        if scores[j] > scores[best]:
-            best = j
-    if best != start:
-        moves[start], moves[best] = moves[best], moves[start]
-        scores[start], scores[best] = scores[best], scores[start]
-    return moves[start]
-
-
-@hot()
-def drop_quiet_non_checks(pos, moves, scores, start, n, checks_info):
-    """Remove the quiet moves that give no check from ``moves[start:n]`` (and their scores),
-    keeping the others in their order; returns the new ``n``."""
-    board = pos[1]
-    kept = start
-    for j in range(start, n):
-        m = moves[j]
-        if captured_piece(board, m) < 0 and move_promo(m) == 0 and not gives_check_with(pos, m, checks_info):
-            continue
-        moves[kept] = m
-        scores[kept] = scores[j]
-        kept += 1
-    return kept
-
-
 @njit(cache=True, inline="always")
 def update_pv(ctx, ply, m):
     pv = ctx[C_PV]
@@ -391,32 +231,6 @@ def update_pv(ctx, ply, m):
     for j in range(ply + 1, pv_len[ply + 1]):
         pv[ply, j] = pv[ply + 1, j]
     pv_len[ply] = max(pv_len[ply + 1], ply + 1)
-
-
-@njit(cache=True, inline="always")
-def add_history(history, board, m, bonus):
-    """Move a history score towards +-HISTORY_LIMIT by ``bonus`` (the 'gravity' update: the
-    nearer the limit, the smaller the step, so scores never need rescaling)."""
-    piece, to = board[move_from(m)], move_to(m)
-    h = history[piece, to]
-    history[piece, to] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
-
-
-@hot()
-def update_quiet_stats(pos, ctx, ply, m, depth, n_quiets):
-    """A quiet move cut off: it becomes a killer and gains history; the quiet moves searched
-    before it without a cutoff lose as much (the history malus)."""
-    killers = ctx[C_KILLERS]
-    if killers[ply, 0] != m:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = m
-    history = ctx[C_HISTORY]
-    board = pos[1]
-    bonus = min(32 * depth * depth, 1600)
-    add_history(history, board, m, bonus)
-    quiets = ctx[C_QUIETS][ply]
-    for j in range(n_quiets):
-        add_history(history, board, quiets[j], -bonus)
 
 
 @hot()

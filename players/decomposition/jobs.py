@@ -136,7 +136,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
-    from players.core.search import C_STOP
+    from players.core.context import C_STOP
     from players.result import SearchLimits
     searcher = searcher_for(key, options)
     start = time.perf_counter()

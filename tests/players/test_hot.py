@@ -9,6 +9,7 @@ from numba.core.registry import CPUDispatcher
 
 import evaluation.evaluate as evaluate_module
 import players.core.movegen as movegen_module
+import players.core.movepick as movepick_module
 import players.core.position as position_module
 import players.core.search as search_module
 import players.core.see as see_module
@@ -16,7 +17,8 @@ import players.core.tt as tt_module
 from players.bench import run_bench
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = (evaluate_module, movegen_module, position_module, search_module, see_module, tt_module)
+MODULES = (evaluate_module, movegen_module, movepick_module, position_module, search_module, see_module,
+           tt_module)
 # What a search node calls: each one must do no reference counting.
 HOT_PATH = ("negamax", "quiescence", "search_root", "search_node", "static_eval", "score_moves",
             "drop_quiet_non_checks", "update_quiet_stats", "generate_moves", "make_move", "unmake_move",

@@ -71,7 +71,8 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
     """Score sharing may announce a bound below a null-window probe's alpha; the job must
     still answer with a bound of its true value (an empty window once returned values that
     bound nothing, and the table kept them)."""
-    from players.core.search import C_STATS, S_SHARED_BETA, S_SPLIT_PLY, search_node
+    from players.core.context import C_STATS, S_SHARED_BETA, S_SPLIT_PLY
+    from players.core.search import search_node
     from players.position import Position
     for p in bk[:8]:
         board = chess.Board(p.fen)
@@ -130,7 +131,7 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
     from dataclasses import replace
 
     from players.core.moves import ST_PLY
-    from players.core.search import C_OPTS, O_DEFER
+    from players.core.context import C_OPTS, O_DEFER
     from players.core.tt import busy_with, mark_busy
     from players.position import Position
     changed = 0
