@@ -17,24 +17,19 @@ from .moves import MAX_MOVES
 MAX_PLY = 128
 
 # Fields of the record.
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS,
- C_OPTS, C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
-    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "quiets", "stats", "stop", "weights",
-    "opts", "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
+(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS, C_OPTS,
+ C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
+    "killers", "history", "pv", "pv_len", "moves", "scores", "quiets", "stats", "stop", "weights", "opts",
+    "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 
 # ctx[C_STATS] slots: what a search counts, its node limit, and whether it was stopped.
 S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE = 0, 1, 2, 3, 4
-# Score sharing for parallel jobs: at the node of ply S_SPLIT_PLY the search lowers beta to
-# S_SHARED_BETA before every move; another thread (the worker, told by the master) may lower it
-# while the job runs.
-S_SPLIT_PLY, S_SHARED_BETA = 6, 7
 # ctx[C_OPTS] slots.  O_EXACT: transposition-table cutoffs only from entries of exactly the
 # node's depth, and no draw by the path to a node, so that with the selective options off the
 # result is the fixed-depth minimax value whatever the window, the move order and the table's
 # other contents (a parallel search must reproduce the sequential one).
-# O_DEFER: ABDADA over a table shared with other searches (``players.core.search``).
-O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
+O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT = 0, 1, 2, 3, 4
 
 
 def _context_dtype(params_shape: tuple[int, ...]) -> np.dtype:
@@ -45,7 +40,6 @@ def _context_dtype(params_shape: tuple[int, ...]) -> np.dtype:
         (C_PV_LEN, np.int64, MAX_PLY + 1),
         (C_MOVES, np.int64, (MAX_PLY + 1, MAX_MOVES)),    # move buffers per ply
         (C_SCORES, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # their ordering scores
-        (C_DEFERRED, np.int64, (MAX_PLY + 1, MAX_MOVES)), # moves put off (O_DEFER), per ply
         (C_QUIETS, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # quiet moves searched without a cutoff, per ply
         (C_STATS, np.int64, 8),
         (C_STOP, np.uint8, 1),                            # external stop flag
@@ -62,8 +56,7 @@ def _context_dtype(params_shape: tuple[int, ...]) -> np.dtype:
 
 
 def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True, params: np.ndarray | None = None, exact: bool = False,
-                defer: bool = False) -> np.void:
+                futility: bool = True, params: np.ndarray | None = None, exact: bool = False) -> np.void:
     """Fresh search state for one instance (see the module's docstring)."""
     params = DEFAULT_PARAMS if params is None else np.asarray(params, np.int64)
     if params.shape != DEFAULT_PARAMS.shape:
@@ -75,7 +68,6 @@ def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: boo
     opts[O_LMR] = int(lmr)
     opts[O_FUTILITY] = int(futility)
     opts[O_EXACT] = int(exact)
-    opts[O_DEFER] = int(defer)
     ctx[C_WEIGHTS][:] = np.asarray(weights, np.float64)
     ctx[C_PARAMS][:] = params
     return ctx

@@ -11,6 +11,7 @@ from evaluation.spec import EvalSpec
 from players.core.moves import move_to_uci
 from players.core.search import IIR_DEPTH, INF, reduced_without_hash_move
 from players.core.tt import BOUND_EXACT, entry_bound, entry_depth, entry_eval, entry_move, entry_score, tt_probe
+from players.decomposition.shared_searcher import SharedSearcher
 from players.position import Position
 from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
@@ -150,7 +151,7 @@ def test_quiescence_stores_its_result_in_the_table():
     fen = "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"  # exd5 wins the queen
     position = Position.from_fen(fen)
     key = np.uint64(position.key)
-    searcher = Searcher(hash_mb=1)
+    searcher = SharedSearcher(hash_mb=1)  # nothing shared: the sequential search of one node
     score, nodes, pv = searcher.search_node(position, 0, 1, -INF, INF)
     assert pv == ("e4d5",) and nodes > 1
     entry = tt_probe(searcher.tt, key)
@@ -160,6 +161,6 @@ def test_quiescence_stores_its_result_in_the_table():
     assert entry_eval(entry) < -500  # the side to move is a queen down before it captures
     assert searcher.search_node(position, 0, 1, score, score + 1)[:2] == (score, 1)
 
-    exact = Searcher(hash_mb=1, exact=True)
+    exact = SharedSearcher(hash_mb=1, exact=True)
     assert exact.search_node(position, 0, 1, -INF, INF)[0] == score
     assert tt_probe(exact.tt, key) == 0
