@@ -115,10 +115,6 @@ class EvalSpec:
     def letters(self) -> str:
         return mask_letters(self.mask)
 
-    @property
-    def is_full(self) -> bool:
-        return self.mask == FULL_MASK and all(w == 1.0 for w in self.weights)
-
     def uses(self, letter: str) -> bool:
         return bool(self.mask & category_bit(letter))
 

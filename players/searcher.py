@@ -19,13 +19,13 @@ import numpy as np
 
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from .clock import IterationClock
+from .core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
+                           MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_STOPPED, new_context)
 from .core.movegen import generate_moves
+from .core.movepick import score_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
-from .core.search import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
-                          INF, MATE, MATE_BOUND, MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH,
-                          S_SHARED_BETA, S_SPLIT_PLY, S_STOPPED, new_context, score_moves, search_node,
-                          search_root)
-from .core.tt import BOUND_EXACT, BUSY_ENTRIES, clear_table, entry_move, new_table, tt_probe, tt_store
+from .core.search import INF, MATE, MATE_BOUND, search_root
+from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
 from .position import Position
 from .result import IterationInfo, SearchLimits, SearchResult
 
@@ -53,12 +53,15 @@ def as_position(position: Position | chess.Board | str | None) -> Position:
 
 
 class Searcher:
-    """One engine instance.  Keep it for a whole game so its hash table stays warm."""
+    """One engine instance.  Keep it for a whole game so its hash table stays warm.
+
+    It searches alone, over a table of its own; a searcher that works on one tree together
+    with others (a shared table, ABDADA, score sharing) is
+    :class:`players.decomposition.shared_searcher.SharedSearcher`."""
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, hash_mb: float = 16, *, null_move: bool = True,
                  lmr: bool = True, futility: bool = True, aspiration: int = 30,
-                 depth_cap: int | None = None, params: np.ndarray | None = None, exact: bool = False,
-                 defer: bool = False) -> None:
+                 depth_cap: int | None = None, params: np.ndarray | None = None, exact: bool = False) -> None:
         if aspiration <= 0:
             raise ValueError(f"aspiration window must be positive, got {aspiration}")
         if depth_cap is not None and not 1 <= depth_cap < MAX_PLY:
@@ -66,10 +69,8 @@ class Searcher:
         self.spec = spec
         self.aspiration = aspiration
         self.depth_cap = depth_cap
-        self._busy_entries = BUSY_ENTRIES if defer else 1
-        self.tt = new_table(hash_mb, self._busy_entries)
-        # ``defer``: put off moves that another search over the same (shared) table is busy with.
-        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact, defer)
+        self.tt = new_table(hash_mb, 1)  # no busy marks: no other search shares this table
+        self.ctx = new_context(spec.mask, spec.weight_array(), null_move, lmr, futility, params, exact)
         # A deadline timer may fire just as its search ends: it must not stop the next one.
         self._deadline_lock = threading.Lock()
         self._deadline_id = 0
@@ -86,11 +87,16 @@ class Searcher:
         self.ctx[C_KILLERS][:] = 0
 
     def resize_hash(self, hash_mb: float) -> None:
-        self.tt = new_table(hash_mb, self._busy_entries)
+        self.tt = new_table(hash_mb, 1)
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to return as soon as it can."""
         self.ctx[C_STOP][0] = 1
+
+    def reset_stop(self) -> None:
+        """Forget a stop order, before a search that must keep the ones given later, even
+        before it starts (``search(..., clear_stop=False)``)."""
+        self.ctx[C_STOP][0] = 0
 
     @contextmanager
     def _deadline(self, seconds: float | None):
@@ -150,35 +156,10 @@ class Searcher:
             result = self._probe_margin(pos, result, limits, start)
         return result
 
-    def search_node(self, position: Position, depth: int, ply: int, alpha: int, beta: int,
-                    share_bound: bool = False) -> tuple[int, int, tuple[str, ...]]:
-        """One alpha-beta search of ``position`` as a node ``ply`` plies below the root
-        (a parallel job): (fail-soft score, nodes, PV from here).  With ``share_bound``
-        the node's beta follows ``set_shared_beta`` while the search runs."""
-        ctx = self.ctx
-        stats = ctx[C_STATS]
-        stats[:] = 0
-        ctx[C_STOP][0] = 0
-        if share_bound:
-            stats[S_SPLIT_PLY] = ply
-            stats[S_SHARED_BETA] = beta
-        score = search_node(position.arrays, self.tt, ctx, depth, ply, alpha, beta)
-        pv = ctx[C_PV]
-        n = int(ctx[C_PV_LEN][ply])
-        moves = tuple(move_to_uci(int(pv[ply, j])) for j in range(ply, n) if pv[ply, j] != 0)
-        stats[S_SPLIT_PLY] = 0
-        return int(score), int(stats[S_NODES]), moves
-
-    def set_shared_beta(self, beta: int) -> None:
-        """Lower the running job's beta (score sharing; called from another thread)."""
-        stats = self.ctx[C_STATS]
-        if stats[S_SPLIT_PLY] > 0 and beta < stats[S_SHARED_BETA]:
-            stats[S_SHARED_BETA] = beta
-
-    def ordered_root_moves(self, position: Position | chess.Board | str) -> list[str]:
-        """The legal moves in the order a search from here tries them (hash move first)."""
-        root_moves, n_root = self._root_moves(as_position(position), None)
-        return [move_to_uci(int(m)) for m in root_moves[:n_root]]
+    def _search_root(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int, alpha: int,
+                     beta: int) -> tuple[int, int]:
+        """One search of the root moves (``players.core.search.search_root``)."""
+        return search_root(arrays, self.tt, self.ctx, root_moves, n_root, depth, alpha, beta)
 
     def _root_moves(self, pos: Position, searchmoves: Sequence[str] | None) -> tuple[np.ndarray, int]:
         """Legal root moves, hash move first, then by the usual ordering; only
@@ -230,8 +211,8 @@ class Searcher:
                 return result
         with self._deadline(left):
             alpha = max(-INF, result.score_cp - MARGIN_CAP)
-            score, _ = search_root(arrays, self.tt, ctx, probe_moves, len(others), max(1, result.depth - 2),
-                                   alpha, result.score_cp + 1)
+            score, _ = self._search_root(arrays, probe_moves, len(others), max(1, result.depth - 2), alpha,
+                                         result.score_cp + 1)
         nodes = int(stats[S_NODES])
         stopped = bool(stats[S_STOPPED])
         # The probe stored its (second-best) move at the root key: put the real best back.
@@ -264,7 +245,7 @@ class Searcher:
             else:
                 alpha, beta = -INF, INF
             while True:
-                score, index = search_root(arrays, self.tt, ctx, root_moves, n_root, depth, alpha, beta)
+                score, index = self._search_root(arrays, root_moves, n_root, depth, alpha, beta)
                 root_done = int(stats[S_ROOT_DONE])
                 if index > 0 and score > alpha:  # a new best move: search it first from now on
                     root_moves[: index + 1] = np.roll(root_moves[: index + 1], 1)

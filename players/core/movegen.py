@@ -71,66 +71,6 @@ def _add_pawn_moves(out, n, targets, offset, promotions, flag):
 
 
 @hot()
-def hash_move_is_legal(pos, m):
-    """Whether ``m`` (a move from the hash table, which may belong to another position) is
-    legal here, without generating the moves: so that a node can search its hash move first
-    and generate nothing when it cuts off.  False, and so left to the generator, for castling,
-    en passant and every move while in check."""
-    bb, board, st = pos[0], pos[1], pos[2]
-    us = st[ST_SIDE]
-    them = 1 - us
-    fr, to = m & 63, (m >> 6) & 63
-    promo, flag = (m >> 12) & 7, (m >> 15) & 3
-    piece = board[fr]
-    if piece < 0 or piece // 6 != us or flag == FLAG_CASTLE or flag == FLAG_EN_PASSANT:
-        return False
-    own = bb[OCC_WHITE + us]
-    if own & bit(to):
-        return False
-    enemy = bb[OCC_WHITE + them]
-    occ = own | enemy
-    o = 6 * us
-    ksq = lsb(bb[o + KING])
-    if attackers_to(bb, ksq, occ) & enemy:
-        return False
-    kind = piece % 6
-    if kind == PAWN:
-        forward = 8 if us == WHITE else -8
-        last = RANK_8 if us == WHITE else RANK_1
-        if (promo != 0) != ((last & bit(to)) != U0) or promo > QUEEN:
-            return False
-        if to == fr + forward:
-            if flag != FLAG_NORMAL or occ & bit(to):
-                return False
-        elif to == fr + 2 * forward:
-            start = (fr // 8 == 1) if us == WHITE else (fr // 8 == 6)
-            if flag != FLAG_DOUBLE_PUSH or not start or occ & (bit(to) | bit(fr + forward)):
-                return False
-        elif flag != FLAG_NORMAL or (PAWN_ATTACKS[us, fr] & enemy & bit(to)) == U0:
-            return False
-    else:
-        if promo != 0 or flag != FLAG_NORMAL:
-            return False
-        if kind == KNIGHT:
-            reach = KNIGHT_ATTACKS[fr]
-        elif kind == BISHOP:
-            reach = bishop_attacks(fr, occ)
-        elif kind == ROOK:
-            reach = rook_attacks(fr, occ)
-        elif kind == QUEEN:
-            reach = bishop_attacks(fr, occ) | rook_attacks(fr, occ)
-        else:
-            return (KING_ATTACKS[fr] & bit(to)) != U0 and not is_attacked(bb, to, them, occ ^ bit(fr))
-        if (reach & bit(to)) == U0:
-            return False
-    # Not in check: the move is legal unless it uncovers a slider on the king.
-    after = (occ ^ bit(fr)) | bit(to)
-    e = 6 * them
-    return ((rook_attacks(ksq, after) & (bb[e + ROOK] | bb[e + QUEEN]))
-            | (bishop_attacks(ksq, after) & (bb[e + BISHOP] | bb[e + QUEEN]))) & ~bit(to) == U0
-
-
-@hot()
 def generate_moves(pos, out, captures_only):
     """Write the legal moves into ``out`` and return how many there are.
 
@@ -339,8 +279,8 @@ def perft_divide(pos, depth, moves_out, counts_out):
 def play_moves(pos, wanted):
     """Play moves given by their from, to and promotion bits (``from | to << 6 | promo << 12``),
     each only if it is legal; returns how many were played (all of them, or the index of the
-    first that is not legal).  A GUI sends the whole game before every ``go``: replayed here a
-    move costs about a microsecond, in Python tens."""
+    first that is not legal).  A GUI sends the whole game before every ``go``: compiled, the
+    replay is a small part of the move's time even for a long game, as it would not be in Python."""
     moves = np.empty(MAX_MOVES, np.int64)
     for k in range(len(wanted)):
         n = generate_moves(pos, moves, False)

@@ -1,78 +1,42 @@
 """Alpha-beta search: iterative deepening is driven from Python (``players.searcher``);
 this module holds the root search, the principal-variation search and quiescence.
 
-Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with
-a transposition table, null-move pruning, reverse futility, futility, late-move
-pruning and reductions, internal iterative reduction, check extension, mate-distance
-pruning) → ``quiescence`` (captures and
-promotions, every evasion when in check; captures that lose material by static
-exchange evaluation are left out; the table's bounds settle null-window nodes, its move
-goes first and its evaluation stands pat).  Move ordering: hash move, MVV-LVA captures that do
-not lose material, killers, history, then the losing captures.
+Read top-down it is the textbook algorithm: ``search_root`` → ``negamax`` (PVS with a
+transposition table, null-move pruning, reverse futility, futility, late-move pruning and
+reductions, internal iterative reduction, check extension, mate-distance pruning) →
+``quiescence`` (captures and promotions, every evasion when in check; captures that lose
+material by static exchange evaluation are left out; the table's bounds settle null-window
+nodes, its move goes first and its evaluation stands pat).  Move ordering is
+``players.core.movepick``'s; the search's state is one record (``players.core.context``).
 
-All search state lives in the ``ctx`` tuple built by ``new_context`` so that one
-compiled search serves every instance: the instance's evaluation mask, weights and
-options are just values in it.
+This is the search of one engine on its own.  Searches that share a table or a bound with
+other searches at the same time (ABDADA, score sharing) run ``players.core.shared_search``,
+the same search with those hooks.
 """
 import numba
 import numpy as np
 from numba import njit, types
 
-from evaluation.evaluate import PAWN_CACHE_SIZE, evaluate_cached
-from evaluation.params import DEFAULT_PARAMS
+from evaluation.evaluate import evaluate_cached
 from .bitboard import U0
+from .context import (C_EVAL_CACHE, C_ATTACKS, C_COUNTS, C_KILLERS, C_MOVES, C_OPTS, C_PARAMS, C_PAWN_KEYS,
+                      C_PAWN_VALUES, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, C_TERMS, C_WEIGHTS,
+                      CONTEXT_TYPE, MAX_PLY, O_EXACT, O_FUTILITY, O_LMR, O_MASK, O_NULL_MOVE, S_NODE_LIMIT, S_NODES,
+                      S_ROOT_DONE, S_SELDEPTH, S_STOPPED)
 from .hot import hot
 from .movegen import generate_moves
-from .moves import (EMPTY, FLAG_EN_PASSANT, KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN,
-                    ST_HALFMOVE, ST_SIDE, move_flag, move_from, move_promo, move_to)
-from .position import (check_info, current_key, gives_check_with, in_check, insufficient_material, make_move, make_null_move,
-                       repetition_count, unmake_move, unmake_null_move)
-from .see import see_ge
-from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, busy_with, clear_busy, entry_bound, entry_depth,
-                 entry_eval, entry_move, entry_score, mark_busy, new_table, prefetch_slot, tt_prefetch, tt_probe,
-                 tt_store)
+from .movepick import (ORDER_VALUE, captured_piece, drop_quiet_non_checks, pick_move, score_moves,
+                       update_quiet_stats)
+from .moves import (KING, MAX_MOVES, OCC_WHITE, PAWN, POSITION_TYPE, QUEEN, ST_HALFMOVE, ST_SIDE, move_promo)
+from .position import (check_info, current_key, gives_check_with, in_check, insufficient_material, make_move,
+                       make_null_move, repetition_count, unmake_move, unmake_null_move)
+from .tt import (BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, entry_bound, entry_depth, entry_eval, entry_move,
+                 entry_score, new_table, prefetch_slot, tt_prefetch, tt_probe, tt_store)
 
-MAX_PLY = 128
 INF = 32001
 MATE = 32000
 MATE_BOUND = MATE - 2 * MAX_PLY  # scores beyond this are mates
 NO_EVAL = -32000 + 1
-
-# Context fields (one NumPy record: see ``new_context``).
-(C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_DEFERRED, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS,
- C_OPTS, C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
-    "killers", "history", "pv", "pv_len", "moves", "scores", "deferred", "quiets", "stats", "stop", "weights",
-    "opts", "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
-EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
-# stats slots
-S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE, S_CHECK_EVERY = 0, 1, 2, 3, 4, 5
-# Score sharing for parallel jobs: at the node of ply S_SPLIT_PLY (> 0) the search
-# lowers beta to S_SHARED_BETA before every move; another thread (the worker, told by
-# the master) may lower it while the job runs.
-S_SPLIT_PLY, S_SHARED_BETA = 6, 7
-# option slots
-O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT, O_DEFER = 0, 1, 2, 3, 4, 5
-# O_EXACT: transposition-table cutoffs only from entries of exactly the node's depth, so that
-# with the selective options off the result is the fixed-depth minimax value whatever the
-# window and the order of the search (parallel searches must reproduce the sequential one).
-# O_DEFER: several processes search the same tree over one shared table (``tt[1]`` holds the
-# keys of the positions being searched).  A move other than a node's first whose position
-# another search is busy with is put off until the node's other moves are done (ABDADA's
-# deferral, in Kerrigan's simplified form): the searches spread over the younger brothers
-# instead of all searching the same one, and when one comes back to a deferred move the
-# table usually answers it.  Only at nodes of depth DEFER_DEPTH or more: below, marking
-# costs more than the duplicated work it saves (depths 2, 3 and 4 search as many nodes
-# within the noise, ``docs/decomposition.md``).
-DEFER_DEPTH = 3
-
-# Ordering scores.
-ORDER_HASH = 10_000_000
-ORDER_CAPTURE = 1_000_000
-ORDER_KILLER_1 = 900_000
-ORDER_KILLER_2 = 800_000
-ORDER_BAD_CAPTURE = -50_000  # captures that lose material (SEE < 0): after the quiet moves
-HISTORY_LIMIT = 16_384  # history scores stay within +-this (the gravity update below)
-ORDER_VALUE = np.array([100, 320, 330, 500, 900, 2000], np.int64)  # P N B R Q K, for ordering and deltas
 
 FUTILITY_MARGIN = np.array([0, 120, 220, 320], np.int64)
 # Late-move pruning: at a non-PV node of depth d <= 4 a quiet move after the first 3 + d^2
@@ -81,7 +45,7 @@ LMP_DEPTH = 4
 LMP_COUNT = np.array([3 + d * d for d in range(LMP_DEPTH + 1)], np.int64)
 
 
-def _lmr_table():
+def _lmr_table() -> np.ndarray:
     table = np.zeros((64, 64), np.int64)
     for d in range(1, 64):
         for m in range(1, 64):
@@ -91,60 +55,9 @@ def _lmr_table():
 
 LMR = _lmr_table()
 # Internal iterative reduction: nodes of at least this depth with no hash move are searched a
-# ply shallower (see ``negamax``).
+# ply shallower (see ``reduced_without_hash_move``).
 IIR_DEPTH = 4
 
-
-def _context_dtype(params_shape) -> np.dtype:
-    return np.dtype([
-        (C_KILLERS, np.int64, (MAX_PLY + 1, 2)),
-        (C_HISTORY, np.int64, (12, 64)),                  # history[piece, to]
-        (C_PV, np.int64, (MAX_PLY + 1, MAX_PLY + 1)),     # triangular PV
-        (C_PV_LEN, np.int64, MAX_PLY + 1),
-        (C_MOVES, np.int64, (MAX_PLY + 1, MAX_MOVES)),    # move buffers per ply
-        (C_SCORES, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # their ordering scores
-        (C_DEFERRED, np.int64, (MAX_PLY + 1, MAX_MOVES)), # moves put off (O_DEFER), per ply
-        (C_QUIETS, np.int64, (MAX_PLY + 1, MAX_MOVES)),   # quiet moves searched without a cutoff, per ply
-        (C_STATS, np.int64, 8),
-        (C_STOP, np.uint8, 1),                            # external stop flag
-        (C_WEIGHTS, np.float64, 7),                       # category weights
-        (C_OPTS, np.int64, 8),
-        (C_PARAMS, np.int64, params_shape),               # evaluation term values
-        (C_EVAL_CACHE, np.uint64, 2 * EVAL_CACHE_SIZE),   # evaluation cache: key, value side by side
-        (C_TERMS, np.int64, (7, 2)),                      # evaluation scratch
-        (C_ATTACKS, np.uint64, (2, 8)),
-        (C_COUNTS, np.int64, (2, 4)),
-        (C_PAWN_KEYS, np.uint64, (PAWN_CACHE_SIZE, 2)),   # pawn cache (evaluation.evaluate.new_pawn_cache)
-        (C_PAWN_VALUES, np.int64, (PAWN_CACHE_SIZE, 4)),
-    ], align=True)
-
-
-def new_context(mask: int, weights: np.ndarray, null_move: bool = True, lmr: bool = True,
-                futility: bool = True, params: np.ndarray | None = None, exact: bool = False, defer: bool = False):
-    """Fresh search state for one instance (killers, history, PV, buffers, limits,
-    evaluation spec and term values), as one NumPy record.
-
-    One record rather than a tuple of arrays because Numba passes a record as a single
-    pointer, while a tuple of 16 arrays is flattened into some 130 machine words on every
-    call (3 ns against 39 ns per recursive call).  ``ctx[C_STATS]`` is a view
-    both in Python and in compiled code."""
-    params = DEFAULT_PARAMS if params is None else np.asarray(params, np.int64)
-    if params.shape != DEFAULT_PARAMS.shape:
-        raise ValueError(f"evaluation parameters must have shape {DEFAULT_PARAMS.shape}, got {params.shape}")
-    ctx = np.zeros(1, _context_dtype(DEFAULT_PARAMS.shape))[0]
-    opts = ctx[C_OPTS]
-    opts[O_MASK] = mask
-    opts[O_NULL_MOVE] = int(null_move)
-    opts[O_LMR] = int(lmr)
-    opts[O_FUTILITY] = int(futility)
-    opts[O_EXACT] = int(exact)
-    opts[O_DEFER] = int(defer)
-    ctx[C_WEIGHTS][:] = np.asarray(weights, np.float64)
-    ctx[C_PARAMS][:] = params
-    return ctx
-
-
-CONTEXT_TYPE = numba.typeof(new_context(127, np.ones(7)))
 TT_TYPE = numba.typeof(new_table(1))
 NEGAMAX_SIGNATURE = types.int64(POSITION_TYPE, TT_TYPE, CONTEXT_TYPE, types.int64, types.int64, types.int64,
                                 types.int64, types.boolean)
@@ -181,53 +94,50 @@ def table_cutoff(entry, depth, ply, alpha, beta, exact):
 
 
 @njit(cache=True, inline="always")
-def defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, item):
-    """ABDADA at one move (``child`` the position it leads to): put it off when allowed and
-    another search is busy with it (``item`` joins ``deferred``), else mark it busy when
-    deferring.  Returns (put off, the new count of deferred items)."""
-    if may_defer and busy_with(busy, child):
-        deferred[n_deferred] = item
-        return True, n_deferred + 1
-    if defer:
-        mark_busy(busy, child)
-    return False, n_deferred
-
-
-# What a node's shared-search checkpoint tells it (see ``shared_checkpoint``).
-GO_ON, CUT_OFF, SETTLED = 0, 1, 2
+def is_draw(pos, exact):
+    """Draws a node scores 0 before searching: dead material, the fifty-move rule, a repetition
+    (one is enough inside the tree).  The last two depend on the path to the node, not the
+    node: the exact mode leaves them out, so that a value found through one path is the value
+    through any (as a shared table assumes)."""
+    if insufficient_material(pos[0]):
+        return True
+    return not exact and (pos[2][ST_HALFMOVE] >= 100 or repetition_count(pos) > 0)
 
 
 @njit(cache=True, inline="always")
-def shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_pv, shared_bound, defer):
-    """Before each move of a node that other searches share: score sharing may have lowered
-    this job's beta (never below alpha + 1: an empty window bounds nothing, and the master
-    reads a null-window probe's answer as the bound it is), and under ABDADA another worker
-    may have finished the node meanwhile, its table entry sparing the node's other moves.
-    Returns (GO_ON | CUT_OFF | SETTLED, the settled value, beta)."""
-    stats = ctx[C_STATS]
-    opts = ctx[C_OPTS]
-    if shared_bound and stats[S_SHARED_BETA] < beta:
-        beta = max(stats[S_SHARED_BETA], alpha + 1)
-        if best >= beta:
-            return CUT_OFF, 0, beta
-    if defer and searched > 0 and (not is_pv or opts[O_EXACT]):
-        settled, s = table_cutoff(tt_probe(tt, key), depth, ply, alpha, beta, opts[O_EXACT] != 0)
-        if settled:
-            ctx[C_PV_LEN][ply] = ply  # the table's answer: the PV stops here
-            return SETTLED, s, beta
-    return GO_ON, 0, beta
+def quiet_move_pruning(opts, checked, is_pv, depth, alpha, eval_here):
+    """What a node decides before its first move about pruning its quiet moves (never in check
+    or at a PV node): futility, whether the evaluation plus a margin stays below alpha; and
+    late-move pruning, after how many moves the quiet ones left are not searched.
+    Returns (futile, late-move limit)."""
+    prunes = opts[O_FUTILITY] != 0 and not checked and not is_pv
+    futile = prunes and depth <= 3 and abs(alpha) < MATE_BOUND and eval_here + FUTILITY_MARGIN[depth] <= alpha
+    late_limit = LMP_COUNT[depth] if prunes and depth <= LMP_DEPTH else MAX_MOVES
+    return futile, late_limit
 
 
 @njit(cache=True, inline="always")
-def next_move(moves, scores, i, n, deferred, next_deferred, n_deferred, may_defer):
-    """A node's next move: the best-ordered one left, then the moves ABDADA put off (searched
-    now whoever else is busy with them).  Returns (move or 0 when none is left, i,
-    next_deferred, whether this move may be put off)."""
-    if i < n:
-        return pick_move(moves, scores, i, n), i + 1, next_deferred, may_defer
-    if next_deferred < n_deferred:
-        return deferred[next_deferred], i, next_deferred + 1, False
-    return 0, i, next_deferred, False
+def late_move_reduction(depth, searched, new_depth, is_pv, killer):
+    """Plies a late quiet move is searched shallower (``LMR`` by depth and move number): a move
+    ordered this late rarely turns out best, and one that beats alpha is searched again in full.
+    Less at a PV node and for a killer; never down to the quiescence search."""
+    r = LMR[min(depth, 63), min(searched, 63)]
+    if is_pv:
+        r -= 1
+    if killer:
+        r -= 1
+    return max(0, min(r, new_depth - 1))
+
+
+@njit(cache=True, inline="always")
+def node_bound(best, alpha, original_alpha, beta):
+    """What a node's fail-soft result is: a lower bound (it cut off), exact (it raised alpha), or
+    an upper bound."""
+    if best >= beta:
+        return BOUND_LOWER
+    if alpha > original_alpha:
+        return BOUND_EXACT
+    return BOUND_UPPER
 
 
 @njit(cache=True, inline="always")
@@ -313,76 +223,6 @@ def reduced_without_hash_move(depth, hash_move, reductions):
     return depth
 
 
-@hot()
-def captured_piece(board, m):
-    if move_flag(m) == FLAG_EN_PASSANT:
-        return PAWN
-    p = board[move_to(m)]
-    return -1 if p == EMPTY else p % 6
-
-
-@hot()
-def score_moves(pos, ctx, ply, n, hash_move):
-    board = pos[1]
-    moves = ctx[C_MOVES][ply]
-    scores = ctx[C_SCORES][ply]
-    killers = ctx[C_KILLERS]
-    history = ctx[C_HISTORY]
-    for i in range(n):
-        m = moves[i]
-        if m == hash_move:
-            scores[i] = ORDER_HASH
-            continue
-        victim = captured_piece(board, m)
-        promo = move_promo(m)
-        attacker = board[move_from(m)] % 6
-        if victim >= 0 or promo == QUEEN:
-            v = ORDER_VALUE[victim] if victim >= 0 else 0
-            if promo == QUEEN:
-                v += ORDER_VALUE[QUEEN]
-            base = ORDER_CAPTURE
-            if victim >= 0 and promo == 0 and ORDER_VALUE[attacker] > ORDER_VALUE[victim] and not see_ge(pos, m, 0):
-                base = ORDER_BAD_CAPTURE
-            scores[i] = base + 10 * v - ORDER_VALUE[attacker] // 10
-        elif promo != 0:
-            scores[i] = -100_000  # under-promotions last
-        elif m == killers[ply, 0]:
-            scores[i] = ORDER_KILLER_1
-        elif m == killers[ply, 1]:
-            scores[i] = ORDER_KILLER_2
-        else:
-            scores[i] = history[board[move_from(m)], move_to(m)]
-
-
-@njit(cache=True, inline="always")
-def pick_move(moves, scores, start, n):
-    """Selection sort step: bring the best-scored remaining move to ``start``."""
-    best = start
-    for j in range(start + 1, n):
-        if scores[j] > scores[best]:
-            best = j
-    if best != start:
-        moves[start], moves[best] = moves[best], moves[start]
-        scores[start], scores[best] = scores[best], scores[start]
-    return moves[start]
-
-
-@hot()
-def drop_quiet_non_checks(pos, moves, scores, start, n, checks_info):
-    """Remove the quiet moves that give no check from ``moves[start:n]`` (and their scores),
-    keeping the others in their order; returns the new ``n``."""
-    board = pos[1]
-    kept = start
-    for j in range(start, n):
-        m = moves[j]
-        if captured_piece(board, m) < 0 and move_promo(m) == 0 and not gives_check_with(pos, m, checks_info):
-            continue
-        moves[kept] = m
-        scores[kept] = scores[j]
-        kept += 1
-    return kept
-
-
 @njit(cache=True, inline="always")
 def update_pv(ctx, ply, m):
     pv = ctx[C_PV]
@@ -391,32 +231,6 @@ def update_pv(ctx, ply, m):
     for j in range(ply + 1, pv_len[ply + 1]):
         pv[ply, j] = pv[ply + 1, j]
     pv_len[ply] = max(pv_len[ply + 1], ply + 1)
-
-
-@njit(cache=True, inline="always")
-def add_history(history, board, m, bonus):
-    """Move a history score towards +-HISTORY_LIMIT by ``bonus`` (the 'gravity' update: the
-    nearer the limit, the smaller the step, so scores never need rescaling)."""
-    piece, to = board[move_from(m)], move_to(m)
-    h = history[piece, to]
-    history[piece, to] = h + bonus - h * abs(bonus) // HISTORY_LIMIT
-
-
-@hot()
-def update_quiet_stats(pos, ctx, ply, m, depth, n_quiets):
-    """A quiet move cut off: it becomes a killer and gains history; the quiet moves searched
-    before it without a cutoff lose as much (the history malus)."""
-    killers = ctx[C_KILLERS]
-    if killers[ply, 0] != m:
-        killers[ply, 1] = killers[ply, 0]
-        killers[ply, 0] = m
-    history = ctx[C_HISTORY]
-    board = pos[1]
-    bonus = min(32 * depth * depth, 1600)
-    add_history(history, board, m, bonus)
-    quiets = ctx[C_QUIETS][ply]
-    for j in range(n_quiets):
-        add_history(history, board, quiets[j], -bonus)
 
 
 @hot()
@@ -506,8 +320,8 @@ def quiescence(pos, tt, ctx, ply, alpha, beta):
                 if score >= beta:
                     break
     if not exact and stores_quiescence(entry):
-        bound = BOUND_LOWER if best >= beta else BOUND_EXACT if alpha > original_alpha else BOUND_UPPER
-        tt_store(tt, key, best_move, bound, 0, score_to_tt(best, ply), stand if not checked else 0)
+        tt_store(tt, key, best_move, node_bound(best, alpha, original_alpha, beta), 0, score_to_tt(best, ply),
+                 stand if not checked else 0)
     return best
 
 
@@ -520,13 +334,8 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
         return 0
     stats = ctx[C_STATS]
     opts = ctx[C_OPTS]
-    bb, board, st = pos[0], pos[1], pos[2]
-    # Draws: fifty-move rule, repetition (one is enough inside the tree), dead material.  The
-    # first two depend on the path to the node, not the node: the exact mode leaves them out so
-    # that a value found through one path is the value through any (as a shared table assumes).
-    if insufficient_material(bb):
-        return 0
-    if not opts[O_EXACT] and (st[ST_HALFMOVE] >= 100 or repetition_count(pos) > 0):
+    exact = opts[O_EXACT] != 0
+    if is_draw(pos, exact):
         return 0
     if ply >= MAX_PLY - 1:
         return static_eval(pos, ctx)
@@ -541,16 +350,16 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     # type into the call and its cache then cannot resolve the symbol.
     may_null = opts[O_NULL_MOVE] != 0
 
+    # The table: its move goes first, its stored evaluation saves computing one, and an entry
+    # that settles the node ends it (at a PV node the search goes on, for the PV).
     entry = tt_probe(tt, key)
     hash_move = 0
     eval_here = NO_EVAL
     if entry != 0:
         hash_move = entry_move(entry)
         eval_here = entry_eval(entry)
-        settled, s = table_cutoff(entry, depth, ply, alpha, beta, opts[O_EXACT] != 0)
-        if settled and (not is_pv or (opts[O_DEFER] and opts[O_EXACT] and entry_bound(entry) == BOUND_EXACT)):
-            # (At a PV node only a finished one another worker left: its exact value is the
-            # answer, and the PV stops here; the sequential search never meets one.)
+        settled, s = table_cutoff(entry, depth, ply, alpha, beta, exact)
+        if settled and not is_pv:
             return s
 
     checked = in_check(pos)
@@ -565,7 +374,7 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             return eval_here
         # Null move: if passing still fails high, a real move would too.
         if opts[O_NULL_MOVE] and null_allowed and depth >= 3 and eval_here >= beta \
-                and has_non_pawn_material(bb, st[ST_SIDE]):
+                and has_non_pawn_material(pos[0], pos[2][ST_SIDE]):
             # Keep one full-width ply after the pass so that a mate threat is seen.
             null_depth = max(1, depth - 4 - depth // 6)
             make_null_move(pos)
@@ -585,47 +394,25 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
     score_moves(pos, ctx, ply, n, hash_move)
     scores = ctx[C_SCORES][ply]
     killers = ctx[C_KILLERS]
-
-    futile = (opts[O_FUTILITY] and not checked and not is_pv and depth <= 3
-              and abs(alpha) < MATE_BOUND and eval_here + FUTILITY_MARGIN[depth] <= alpha)
-    late_limit = LMP_COUNT[depth] if opts[O_FUTILITY] and not checked and not is_pv and depth <= LMP_DEPTH \
-        else MAX_MOVES
+    board = pos[1]
+    futile, late_limit = quiet_move_pruning(opts, checked, is_pv, depth, alpha, eval_here)
     best = -INF
     best_move = 0
     searched = 0
+    quiets = ctx[C_QUIETS][ply]  # the quiet moves searched without a cutoff (the history malus)
     n_quiets = 0
-    quiets = ctx[C_QUIETS][ply]
     original_alpha = alpha
-    # Searches that others share: a parallel job's root (its beta may be lowered meanwhile)
-    # and ABDADA's nodes (moves another search is busy with are put off).
-    shared_bound = stats[S_SPLIT_PLY] == ply
-    defer = opts[O_DEFER] != 0 and depth >= DEFER_DEPTH
-    shared = shared_bound or defer
-    busy = tt[1]
-    deferred = ctx[C_DEFERRED][ply]
-    n_deferred = 0
-    next_deferred = 0
     have_checks = False
     checks_info = (U0, U0, U0, U0, U0, U0, U0, U0)
     i = 0
-    while True:
-        if shared:
-            action, value, beta = shared_checkpoint(tt, ctx, key, depth, ply, alpha, beta, best, searched, is_pv,
-                                                    shared_bound, defer)
-            if action == CUT_OFF:
-                break
-            if action == SETTLED:
-                return value
-        m, i, next_deferred, may_defer = next_move(moves, scores, i, n, deferred, next_deferred, n_deferred,
-                                                   defer and searched > 0)
-        if m == 0:
-            break
+    while i < n:
+        m = pick_move(moves, scores, i, n)
+        i += 1
         quiet = captured_piece(board, m) < 0 and move_promo(m) == 0
         # Futile and late quiet moves are pruned unless they check: tested without making them,
         # with what the node's checks are worked out once, at the first move that needs it.
         # Pruning, once it starts, goes on to the node's last move (searched and best only
-        # grow), so the quiet moves left that cannot check are dropped from the list at once
-        # rather than each brought forward by the selection sort only to be skipped.
+        # grow), so the quiet moves left that cannot check are dropped from the list at once.
         if quiet and searched > 0 and (futile or (searched >= late_limit and best > -MATE_BOUND)):
             if not have_checks:
                 checks_info = check_info(pos)
@@ -635,32 +422,22 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
                 continue
         make_move(pos, m)
         checks = in_check(pos)
-        child = current_key(pos)
-        new_depth = depth - 1 + (1 if checks else 0)
-        prefetch_child(tt, ctx, child, new_depth <= 0, opts[O_EXACT] != 0)
-        if defer:
-            put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, m)
-            if put_off:
-                unmake_move(pos)
-                continue
+        new_depth = depth - 1 + (1 if checks else 0)  # check extension
+        prefetch_child(tt, ctx, current_key(pos), new_depth <= 0, exact)
         if searched == 0:
             score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
         else:
+            # The other moves need only prove that they are no better: a null window, and a
+            # late quiet move reduced; one that beats alpha anyway is searched again, in full.
             r = 0
             if opts[O_LMR] and depth >= 3 and quiet and not checked and not checks and searched >= 2:
-                r = LMR[min(depth, 63), min(searched, 63)]
-                if is_pv:
-                    r -= 1
-                if m == killers[ply, 0] or m == killers[ply, 1]:
-                    r -= 1
-                r = max(0, min(r, new_depth - 1))
+                r = late_move_reduction(depth, searched, new_depth, is_pv,
+                                        m == killers[ply, 0] or m == killers[ply, 1])
             score = -negamax(pos, tt, ctx, new_depth - r, ply + 1, -alpha - 1, -alpha, may_null)
             if score > alpha and r > 0:
                 score = -negamax(pos, tt, ctx, new_depth, ply + 1, -alpha - 1, -alpha, may_null)
             if score > alpha and score < beta:
                 score = -negamax(pos, tt, ctx, new_depth, ply + 1, -beta, -alpha, may_null)
-        if defer:
-            clear_busy(busy, child)
         unmake_move(pos)
         if stats[S_STOPPED]:
             return 0
@@ -680,74 +457,43 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             n_quiets += 1
     if searched == 0:  # every move was pruned as futile
         return alpha
-    if best >= beta:
-        bound = BOUND_LOWER
-    elif alpha > original_alpha:
-        bound = BOUND_EXACT
-    else:
-        bound = BOUND_UPPER
-    tt_store(tt, key, best_move, bound, depth, score_to_tt(best, ply),
+    tt_store(tt, key, best_move, node_bound(best, alpha, original_alpha, beta), depth, score_to_tt(best, ply),
              eval_here if not checked else 0)
     return best
 
 
 @hot(nogil=True)
 def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
-    """Search every root move to ``depth``; returns (score, index of best move).
+    """Search the root moves, in the order given, to ``depth``; returns (score, index of the
+    best move).
 
     ``stats[S_ROOT_DONE]`` counts root moves fully searched (the thesis's ``N``),
     and ``ctx[C_PV][0]`` holds the principal variation.  A fail-high stops early.
-    With ``O_DEFER`` a root move that another search is busy with is searched last.
     """
     stats = ctx[C_STATS]
     stats[S_ROOT_DONE] = 0
     ctx[C_PV_LEN][0] = 0
     best = -INF
     best_index = -1
-    defer = ctx[C_OPTS][O_DEFER] != 0 and depth >= DEFER_DEPTH
-    busy = tt[1]
-    deferred = ctx[C_DEFERRED][0]  # indices into root_moves (negamax's ply 0 is not in use now)
-    n_deferred = 0
-    next_deferred = 0
-    k = 0
-    searched = 0
-    while True:
-        if k < n_root:
-            i = k
-            k += 1
-            may_defer = defer and searched > 0
-        elif next_deferred < n_deferred:
-            i = deferred[next_deferred]
-            next_deferred += 1
-            may_defer = False
-        else:
-            break
+    for i in range(n_root):
         m = root_moves[i]
         make_move(pos, m)
-        child = current_key(pos)
-        put_off, n_deferred = defer_or_claim(busy, child, defer, may_defer, deferred, n_deferred, i)
-        if put_off:
-            unmake_move(pos)
-            continue
         checks = in_check(pos)
         new_depth = depth - 1 + (1 if checks else 0)
-        if searched == 0:
+        if i == 0:
             score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
         else:
             score = -negamax(pos, tt, ctx, new_depth, 1, -alpha - 1, -alpha, True)
             if score > alpha and score < beta and not stats[S_STOPPED]:
                 score = -negamax(pos, tt, ctx, new_depth, 1, -beta, -alpha, True)
-        if defer:
-            clear_busy(busy, child)
         unmake_move(pos)
         if stats[S_STOPPED]:
             break
-        searched += 1
-        stats[S_ROOT_DONE] = searched
+        stats[S_ROOT_DONE] = i + 1
         if score > best:
             best = score
             best_index = i
-            if searched == 1 or score > alpha:
+            if i == 0 or score > alpha:
                 update_pv(ctx, 0, m)
             if score > alpha:
                 alpha = score
@@ -761,5 +507,5 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
 
 @hot(nogil=True)
 def search_node(pos, tt, ctx, depth, ply, alpha, beta):
-    """``negamax`` called from Python (a parallel job's subtree)."""
+    """``negamax`` called from Python: one node searched as if ``ply`` plies below the root."""
     return negamax(pos, tt, ctx, depth, ply, alpha, beta, True)

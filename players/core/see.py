@@ -73,11 +73,3 @@ def see_ge(pos, m, threshold):
         if kind == ROOK or kind == QUEEN:
             attackers |= rook_attacks(to, occupied) & straight
     return bool(result)
-
-
-@hot()
-def see_is_trivially_good(board, m):
-    """A capture by a piece worth no more than its victim cannot lose material (no SEE needed)."""
-    victim = board[move_to(m)]
-    return victim != EMPTY and SEE_VALUE[board[move_from(m)] % 6] <= SEE_VALUE[victim % 6]
-

@@ -12,7 +12,7 @@ stored relative to the node (distance from it), not to the root.
 
 The busy marks (``tt[1]``) hold the keys of the positions some search is busy with
 right now: searches sharing the table defer a younger brother another one is
-searching (ABDADA's deferral, see ``players.core.search``).
+searching (ABDADA's deferral, see ``players.core.shared_search``).
 """
 import numpy as np
 from llvmlite import ir

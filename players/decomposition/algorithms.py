@@ -25,7 +25,7 @@
   iterative deepening in one job over the one table, and the first to finish answers.
 * ``abdada``: lazy SMP over the shared table, where a worker puts off a younger brother
   that another worker is searching at that moment (ABDADA's deferral, Weill 1996, in
-  Kerrigan's simplified form; ``players.core.search``): the workers spread over the
+  Kerrigan's simplified form; ``players.core.shared_search``): the workers spread over the
   siblings instead of racing down the same subtree.
 
 ``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player

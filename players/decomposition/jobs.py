@@ -37,15 +37,12 @@ class SearcherConfig:
 
     def make_searcher(self):
         from evaluation.spec import EvalSpec
-        from players.searcher import Searcher
+        from .shared_searcher import SharedSearcher
+        from .tables import shared_table
         spec = EvalSpec.parse(self.mask, self.weights)
-        searcher = Searcher(spec, 1 if self.table else self.hash_mb, null_move=self.null_move,
-                            lmr=self.lmr, futility=self.futility, exact=self.exact,
-                            defer=self.defer and bool(self.table))
-        if self.table:
-            from .tables import shared_table
-            searcher.tt = shared_table(self.table)
-        return searcher
+        return SharedSearcher(spec, self.hash_mb, table=shared_table(self.table) if self.table else None,
+                              defer=self.defer and bool(self.table), null_move=self.null_move, lmr=self.lmr,
+                              futility=self.futility, exact=self.exact)
 
 
 @dataclass(frozen=True)
@@ -136,7 +133,6 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
-    from players.core.search import C_STOP
     from players.result import SearchLimits
     searcher = searcher_for(key, options)
     start = time.perf_counter()
@@ -144,7 +140,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
         if job in _STOPPED_EARLY:  # stopped before it began: nothing to search
             _STOPPED_EARLY.discard(job)
             return IterationResult(worker_address(), 0, 0, "", (), 0, 0.0, None)
-        searcher.ctx[C_STOP][0] = 0
+        searcher.reset_stop()
         _RUNNING[job] = searcher
     try:
         result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth, nodes=nodes or None),
@@ -197,12 +193,18 @@ async def release_table(name: str) -> None:
 
 def warm() -> str:
     """Load the compiled search in this worker (a tiny search through each entry point the
-    jobs use: the whole iterative deepening and one node's search), so that no job pays for
-    it (compiling afresh, after the search's source changed, takes seconds)."""
+    jobs use: the whole iterative deepening, sequential and deferring, and one node's search,
+    with and without a shared bound), so that no job pays for it (compiling afresh, after the
+    search's source changed, takes seconds)."""
+    from players.core.tt import new_table
     from players.result import SearchLimits
+    from .shared_searcher import SharedSearcher
     searcher = SearcherConfig().make_searcher()
     searcher.search(None, SearchLimits(depth=1))
-    searcher.search_node(Position.from_fen(moves=("e2e4",)), 1, 1, -32001, 32001)
+    node = Position.from_fen(moves=("e2e4",))
+    searcher.search_node(node, 1, 1, -32001, 32001)
+    searcher.search_node(node, 1, 1, -32001, 32001, share_bound=True)
+    SharedSearcher(hash_mb=1, table=new_table(1), defer=True).search(None, SearchLimits(depth=1))
     return worker_address()
 
 

@@ -7,6 +7,7 @@ import pytest
 from base.resources import packaged
 from ensemble.config import load_ensemble
 from base.config import ConfigError
+from evaluation.spec import FULL_ENGINE
 from tests.ensemble.thesis_table import THESIS_TABLE
 
 
@@ -20,7 +21,7 @@ def test_thesis_players_ship_as_yaml(label):
 
 def test_full_engine_file_and_lookup_by_name():
     config = load_ensemble("full")
-    assert config.notation == "(MBXKPAR)" and config.instances[0].spec.is_full
+    assert config.notation == "(MBXKPAR)" and config.instances[0].spec == FULL_ENGINE
 
 
 def test_explicit_instances_with_weights_search_overrides_and_labels():

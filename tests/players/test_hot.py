@@ -9,19 +9,23 @@ from numba.core.registry import CPUDispatcher
 
 import evaluation.evaluate as evaluate_module
 import players.core.movegen as movegen_module
+import players.core.movepick as movepick_module
 import players.core.position as position_module
 import players.core.search as search_module
 import players.core.see as see_module
+import players.core.shared_search as shared_search_module
 import players.core.tt as tt_module
 from players.bench import run_bench
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = (evaluate_module, movegen_module, position_module, search_module, see_module, tt_module)
+MODULES = (evaluate_module, movegen_module, movepick_module, position_module, search_module, see_module,
+           shared_search_module, tt_module)
 # What a search node calls: each one must do no reference counting.
-HOT_PATH = ("negamax", "quiescence", "search_root", "search_node", "static_eval", "score_moves",
-            "drop_quiet_non_checks", "update_quiet_stats", "generate_moves", "make_move", "unmake_move",
-            "in_check", "is_attacked", "check_info", "repetition_count", "see_ge", "tt_probe", "tt_store",
-            "evaluate_cached", "compute_attacks", "evaluate_mobility_attacks", "evaluate_pawn_structure")
+HOT_PATH = ("negamax", "quiescence", "search_root", "search_node", "negamax_shared", "search_root_shared",
+            "search_node_shared", "static_eval", "score_moves", "drop_quiet_non_checks", "update_quiet_stats",
+            "generate_moves", "make_move", "unmake_move", "in_check", "is_attacked", "check_info",
+            "repetition_count", "see_ge", "tt_probe", "tt_store", "evaluate_cached", "compute_attacks",
+            "evaluate_mobility_attacks", "evaluate_pawn_structure")
 
 
 def _dispatchers():

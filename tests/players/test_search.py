@@ -1,6 +1,5 @@
 """The search: mates found, moves always legal, determinism, limits, results that pickle."""
 import pickle
-import random
 import threading
 import time
 
@@ -9,15 +8,13 @@ import numpy as np
 import pytest
 
 from evaluation.spec import EvalSpec
-from players.core.moves import MAX_MOVES, move_to_uci
-from players.core.position import check_info
-from players.core.search import IIR_DEPTH, INF, drop_quiet_non_checks, reduced_without_hash_move
+from players.core.moves import move_to_uci
+from players.core.search import IIR_DEPTH, INF, reduced_without_hash_move
 from players.core.tt import BOUND_EXACT, entry_bound, entry_depth, entry_eval, entry_move, entry_score, tt_probe
+from players.decomposition.shared_searcher import SharedSearcher
 from players.position import Position
 from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
-
-from .random_games import random_game_positions
 
 
 def _wac_mates_in_two(data_dir):
@@ -136,32 +133,6 @@ def test_masked_instance_searches_with_its_own_evaluation():
     assert full.nodes != material.nodes
 
 
-def test_dropping_quiet_moves_keeps_the_captures_promotions_and_checks_in_their_order():
-    """Once pruning starts at a node only moves that capture, promote or check can still be
-    searched; the rest go in one pass, and what stays keeps its order and its scores."""
-    rng = random.Random(20261124)
-    dropped = 0
-    for board in random_game_positions(20261124, 600, (10, 120)):
-        pos = Position(board)
-        codes = pos.legal_move_codes()
-        n = len(codes)
-        moves = np.zeros(MAX_MOVES, np.int64)
-        scores = np.zeros(MAX_MOVES, np.int64)
-        moves[:n] = codes
-        scores[:n] = [rng.randrange(-1000, 1000) for _ in range(n)]
-        before_moves, before_scores = moves[:n].copy(), scores[:n].copy()
-        start = rng.randrange(n)
-        info = tuple(np.uint64(v) for v in check_info(pos.arrays))
-        kept = drop_quiet_non_checks(pos.arrays, moves, scores, start, n, info)
-        as_moves = [chess.Move.from_uci(move_to_uci(int(m))) for m in before_moves[start:]]
-        expected = [(m, s) for m, s, move in zip(before_moves[start:], before_scores[start:], as_moves)
-                    if board.is_capture(move) or move.promotion or board.gives_check(move)]
-        assert list(moves[:start]) == list(before_moves[:start])
-        assert list(zip(moves[start:kept], scores[start:kept])) == expected, board.fen()
-        dropped += n - kept
-    assert dropped > 5000
-
-
 @pytest.mark.parametrize("depth, hash_move, reductions, expected", [
     (IIR_DEPTH, 0, True, IIR_DEPTH - 1),        # deep enough, no hash move: a ply less
     (IIR_DEPTH + 5, 0, True, IIR_DEPTH + 4),
@@ -180,7 +151,7 @@ def test_quiescence_stores_its_result_in_the_table():
     fen = "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"  # exd5 wins the queen
     position = Position.from_fen(fen)
     key = np.uint64(position.key)
-    searcher = Searcher(hash_mb=1)
+    searcher = SharedSearcher(hash_mb=1)  # nothing shared: the sequential search of one node
     score, nodes, pv = searcher.search_node(position, 0, 1, -INF, INF)
     assert pv == ("e4d5",) and nodes > 1
     entry = tt_probe(searcher.tt, key)
@@ -190,6 +161,6 @@ def test_quiescence_stores_its_result_in_the_table():
     assert entry_eval(entry) < -500  # the side to move is a queen down before it captures
     assert searcher.search_node(position, 0, 1, score, score + 1)[:2] == (score, 1)
 
-    exact = Searcher(hash_mb=1, exact=True)
+    exact = SharedSearcher(hash_mb=1, exact=True)
     assert exact.search_node(position, 0, 1, -INF, INF)[0] == score
     assert tt_probe(exact.tt, key) == 0

@@ -128,7 +128,8 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
     """Score sharing may announce a bound below a null-window probe's alpha; the job must
     still answer with a bound of its true value (an empty window once returned values that
     bound nothing, and the table kept them)."""
-    from players.core.search import C_STATS, S_SHARED_BETA, S_SPLIT_PLY, search_node
+    from players.core.context import C_STATS
+    from players.core.shared_search import follow_shared_bound, new_shared_state, search_node_shared
     from players.position import Position
     for p in bk[:8]:
         board = chess.Board(p.fen)
@@ -136,19 +137,16 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
         exact = EXACT.make_searcher()
         value, _, _ = exact.search_node(Position.from_fen(p.fen, (move.uci(),)), 3, 1, -32001, 32001)
         probe = EXACT.make_searcher()
-        stats = probe.ctx[C_STATS]
-        stats[:] = 0
-        stats[S_SPLIT_PLY] = 1
-        stats[S_SHARED_BETA] = value - 200  # below the window: as if the master had moved on
-        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
-                             value - 1, value)
-        assert result >= value, (p.fen, move.uci(), value, result)  # a fail high: value >= result
-        stats[:] = 0
-        stats[S_SPLIT_PLY] = 1
-        stats[S_SHARED_BETA] = value - 200
-        result = search_node(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, 3, 1,
-                             value, value + 1)
-        assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
+        for alpha, beta in ((value - 1, value), (value, value + 1)):
+            probe.ctx[C_STATS][:] = 0
+            state = new_shared_state()
+            follow_shared_bound(state, 1, value - 200)  # below the window: as if the master had moved on
+            result = search_node_shared(Position.from_fen(p.fen, (move.uci(),)).arrays, probe.tt, probe.ctx, state,
+                                        3, 1, alpha, beta)
+            if beta == value:
+                assert result >= value, (p.fen, move.uci(), value, result)  # a fail high: value >= result
+            else:
+                assert result <= value, (p.fen, move.uci(), value, result)  # a fail low: value <= result
 
 
 @pytest.mark.parametrize("algorithm,options,threads", [("root_split", {}, False),
@@ -180,25 +178,25 @@ def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential
 
 
 def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
-    """ABDADA's deferral in the search core: mark the second root move's position busy (as
-    if another worker searched it); the search puts it off, still searches it (its mark is
-    cleared afterwards) and returns the same fixed-depth score."""
-    from dataclasses import replace
-
+    """ABDADA's deferral in the search core: mark a root move's position busy (as if another
+    worker searched it), one other than the best, so that it is not the first one searched; the
+    search puts it off, still searches it (its mark is cleared afterwards) and returns the same
+    fixed-depth score."""
     from players.core.moves import ST_PLY
-    from players.core.search import C_OPTS, O_DEFER
-    from players.core.tt import busy_with, mark_busy
+    from players.core.tt import busy_with, mark_busy, new_table
+    from players.decomposition.shared_searcher import SharedSearcher
     from players.position import Position
     changed = 0
     for p in bk[:12]:
         plain = EXACT.make_searcher()
         expected = plain.search(p.fen, SearchLimits(depth=4))
-        deferring = replace(EXACT, defer=True, table="").make_searcher()
-        deferring.ctx[C_OPTS][O_DEFER] = 1  # on a private table: only the mark made here is set
-        root_moves = deferring.ordered_root_moves(p.fen)
-        if len(root_moves) < 3:
+        # A table with busy marks that no other search shares: only the mark made here is set.
+        deferring = SharedSearcher(table=new_table(16), defer=True, null_move=False, lmr=False, futility=False,
+                                   exact=True)
+        others = [m.uci() for m in chess.Board(p.fen).legal_moves if m.uci() != expected.bestmove]
+        if len(others) < 2:
             continue
-        child = Position.from_fen(p.fen, (root_moves[1],)).arrays
+        child = Position.from_fen(p.fen, (others[0],)).arrays
         key = child[4][child[2][ST_PLY]]
         mark_busy(deferring.tt[1], key)
         result = deferring.search(p.fen, SearchLimits(depth=4))
