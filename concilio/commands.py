@@ -63,8 +63,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from players.result import SearchLimits
-    return SearchLimits(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+    from players.limits import Limit
+    return Limit(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
 
 
 def _print_info(it) -> None:
@@ -129,16 +129,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from ensemble.config import load_ensemble
     from ensemble.player import EnsemblePlayer
-    from players.player import MoveLimits
+    from players.limits import Limit
     pos = _position(args.fen, args.moves)
     config = load_ensemble(args.config)
     if args.budget_mode:
         config = config.with_budget(replace(config.budget, mode=args.budget_mode))
     budget = config.budget
     if args.movetime or args.nodes or args.depth:
-        budget = replace(budget, movetime=args.movetime, nodes=args.nodes, depth=args.depth)
+        budget = replace(budget, limit=Limit(movetime=args.movetime, nodes=args.nodes, depth=args.depth))
         config = config.with_budget(budget)
-    limits = MoveLimits(nodes=budget.nodes, depth=budget.depth, movetime=budget.movetime)
+    limits = budget.limit
     if args.criterion:
         config = config.with_selection(args.criterion)
     if args.scheduler:

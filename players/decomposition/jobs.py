@@ -114,7 +114,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     ``depth`` from this worker's own table, after importing the others' deepest entries;
     returns this worker's deepest entries for the next exchange."""
     from players.core.tt import tt_export, tt_import
-    from players.result import SearchLimits
+    from players.limits import Limit
     searcher = searcher_for(key, options)
     if imported is not None and imported[0].size:
         tt_import(searcher.tt, imported[0], imported[1])
@@ -122,7 +122,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     with _LOCK:
         _RUNNING[job] = searcher
     try:
-        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth))
+        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth))
     finally:
         with _LOCK:
             _RUNNING.pop(job, None)
@@ -137,7 +137,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
     from players.core.search import C_STOP
-    from players.result import SearchLimits
+    from players.limits import Limit
     searcher = searcher_for(key, options)
     start = time.perf_counter()
     with _LOCK:
@@ -147,7 +147,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
         searcher.ctx[C_STOP][0] = 0
         _RUNNING[job] = searcher
     try:
-        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth, nodes=nodes or None),
+        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
                                  searchmoves=searchmoves or None, clear_stop=False)
     finally:
         with _LOCK:
@@ -199,9 +199,9 @@ def warm() -> str:
     """Load the compiled search in this worker (a tiny search through each entry point the
     jobs use: the whole iterative deepening and one node's search), so that no job pays for
     it (compiling afresh, after the search's source changed, takes seconds)."""
-    from players.result import SearchLimits
+    from players.limits import Limit
     searcher = SearcherConfig().make_searcher()
-    searcher.search(None, SearchLimits(depth=1))
+    searcher.search(None, Limit(depth=1))
     searcher.search_node(Position.from_fen(moves=("e2e4",)), 1, 1, -32001, 32001)
     return worker_address()
 

@@ -36,6 +36,7 @@ from ensemble.selection import SelectionError, check_params
 from evaluation.spec import EvalSpec, EvalSpecError
 from ensemble.cascade.config import load_cascade
 from players.decomposition.config import load_decomposition
+from players.limits import Limit
 
 from tournaments.games.adjudication import DrawRule, ResignRule
 from tournaments.openings.books import BookEntry, read_book
@@ -304,12 +305,12 @@ def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control"
     data = as_mapping(src, value, path)
     if data is None:
         src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")
-        return TimeControl(nodes=1000)
+        return TimeControl(Limit(nodes=1000))
     check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment", "jitter", "equal_time"})
     fixed = [k for k in ("nodes", "movetime", "depth") if k in data]
     if len(fixed) + ("base" in data) != 1:
         src.problem(path, "give exactly one of nodes, movetime, depth, or a clock base (+ increment)")
-        return TimeControl(nodes=1000)
+        return TimeControl(Limit(nodes=1000))
     if "base" in data:
         base = get_number(src, data, path + ("base",), 60.0, low=0.1)
         inc = get_number(src, data, path + ("increment",), 0.0, low=0)
@@ -325,7 +326,7 @@ def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control"
     equal_time = get_bool(src, data, path + ("equal_time",), False)
     if equal_time and key != "nodes":
         src.problem(path + ("equal_time",), "equal_time scales a node budget: give nodes")
-    return TimeControl(**{key: amount}, jitter=jitter, equal_time=equal_time)
+    return TimeControl(Limit(**{key: amount}, equal_time=equal_time), jitter=jitter)
 
 
 def _adjudication(src: YamlSource, value: Any) -> tuple[DrawRule | None, ResignRule | None]:

@@ -19,7 +19,6 @@ from players.decomposition.config import load_decomposition
 from players.decomposition.player import DecompositionPlayer
 from players.external import ExternalPlayer
 from players.player import InstancePlayer, Player
-from players.searcher import Searcher
 
 from tournaments.games.game import TimeControl
 
@@ -47,9 +46,7 @@ class PlayerEntry:
         """The player, ready to play (its workers started, its code loaded)."""
         player: Player
         if self.kind in ("full", "instance"):
-            instance = InstancePlayer(Searcher(EvalSpec.parse(self.mask or CATEGORIES, self.weights)))
-            instance.warm_up()  # else numba's load (~3 s) falls inside the first timed move
-            player = instance
+            player = InstancePlayer(EvalSpec.parse(self.mask or CATEGORIES, self.weights), self.name)
         elif self.kind == "ensemble":
             config = load_ensemble(self.ensemble)
             if self.selection:
@@ -60,14 +57,13 @@ class PlayerEntry:
                 config = replace(config, cluster=replace(config.cluster, workers=self.workers, dashboard=False))
             if not self.distributed:  # the instances search in the game's own process
                 config = replace(config, cluster=replace(config.cluster, inline=True))
-            player = EnsemblePlayer(config).start()
+            player = EnsemblePlayer(config, name=self.name)
         elif self.kind == "decomposition":
-            player = DecompositionPlayer(load_decomposition(self.decomposition)).start()
+            player = DecompositionPlayer(load_decomposition(self.decomposition), name=self.name)
         elif self.kind == "cascade":
-            player = CascadePlayer(load_cascade(self.cascade)).start()
+            player = CascadePlayer(load_cascade(self.cascade), name=self.name)
         elif self.kind in ("uci", "xboard"):
             player = ExternalPlayer(self.name, self.command, self.options, self.kind, self.timeout)
         else:
             raise ValueError(f"player {self.name}: unknown kind {self.kind!r}")
-        player.name = self.name
-        return player
+        return player.start()  # else numba's load (~3 s) would fall inside the first timed move

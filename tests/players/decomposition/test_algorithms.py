@@ -9,7 +9,7 @@ import pytest
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.jobs import SearcherConfig
 from players.decomposition.runner import DaskRunner, InlineRunner
-from players.result import SearchLimits
+from players.limits import Limit
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)  # as in conftest
 
@@ -192,7 +192,7 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
     changed = 0
     for p in bk[:12]:
         plain = EXACT.make_searcher()
-        expected = plain.search(p.fen, SearchLimits(depth=4))
+        expected = plain.search(p.fen, Limit(depth=4))
         deferring = replace(EXACT, defer=True, table="").make_searcher()
         deferring.ctx[C_OPTS][O_DEFER] = 1  # on a private table: only the mark made here is set
         root_moves = deferring.ordered_root_moves(p.fen)
@@ -201,7 +201,7 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
         child = Position.from_fen(p.fen, (root_moves[1],)).arrays
         key = child[4][child[2][ST_PLY]]
         mark_busy(deferring.tt[1], key)
-        result = deferring.search(p.fen, SearchLimits(depth=4))
+        result = deferring.search(p.fen, Limit(depth=4))
         assert result.score_cp == expected.score_cp, p.fen
         assert not busy_with(deferring.tt[1], key)
         changed += result.nodes != expected.nodes

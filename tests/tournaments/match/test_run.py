@@ -240,7 +240,7 @@ def test_a_player_can_have_its_own_budget(tmp_path):
         time_control: {nodes: 500}
         max_plies: 12
     """)
-    assert config.time_control("big").nodes == 4000 and config.time_control("full").nodes == 500
+    assert config.time_control("big").per_move.nodes == 4000 and config.time_control("full").per_move.nodes == 500
     outcome = run_match(config, progress=False, out=lambda line: None)
     handle = io.StringIO((tmp_path / "out" / "games.pgn").read_text())
     spent: dict[str, list[int]] = {"big": [], "full": []}
