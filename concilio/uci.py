@@ -1,8 +1,9 @@
-"""``concilio uci [CONFIG]``: any Concilio player as a UCI engine.
+"""``concilio uci [PLAYER]``: any Concilio player as a UCI engine.
 
-Without a config it is the full engine; with ``MKP`` (a mask) a single instance; with
-an ensemble, decomposition or cascade file (or its name) that player.  Every one is a
-:class:`players.player.Player`, driven through that protocol: the options become
+Without a name it is the full engine; with ``MKP`` (a mask) a single instance; with any
+other name or file, the player ``ensemble.catalog`` finds for it (an ensemble, a
+decomposition, a cascade, even an external engine).  Every one is a
+:class:`players.player.Player`, driven through that protocol alone: the options become
 ``configure``, ``go`` a :class:`players.limits.Limit`.  Searches run in a thread so that
 ``stop``, ``isready`` and ``quit`` are answered at once; every input line that cannot be
 understood is answered with ``info string`` and otherwise ignored, so the engine never
@@ -22,6 +23,7 @@ from typing import Callable, TextIO
 
 import chess
 
+from ensemble.catalog import build, describe
 from players.clock import movetime_margin
 from players.limits import GO_NUMBERS, Limit, parse_go
 from players.player import BUDGET_MODES, Player
@@ -43,39 +45,13 @@ class UciEngine:
         self._searches = 0
         self._stop_requested = threading.Event()
         self._info_sent = False
-        self.player: Player = self._load(target)
-        self.name = f"{ENGINE_NAME} {self.player.name}"
+        # The target is read now (a bad file is an error at start-up, exit 2); the player is
+        # built (no worker, no table yet) and started at the first ``isready`` or ``go``.
+        self.spec = describe(target)
+        self.name = f"{ENGINE_NAME} {self.spec.name}"
+        self.player: Player = build(self.spec, events=lambda m: self.send(f"info string {m}"))
 
     # --- set-up ---------------------------------------------------------------------------------
-    def _load(self, target: str | None) -> Player:
-        """Read the target now (a bad file is an error at start-up, exit 2); the player is
-        built (no worker, no table yet) and started at the first ``isready`` or ``go``."""
-        from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
-        from players.player import InstancePlayer
-        spec = FULL_ENGINE
-        if target is not None:
-            try:
-                spec = EvalSpec.parse(target)
-                target = None
-            except EvalSpecError:
-                pass
-        if target is None:
-            return InstancePlayer(spec)
-        from base.config import find_config
-        from ensemble.cascade.config import is_cascade_file, load_cascade
-        from players.decomposition.config import is_decomposition_file, load_decomposition
-        path = find_config(target, "ensembles", "decomposition", "cascade")  # ConfigError: exit 2 with the reason
-        if is_cascade_file(path):
-            from ensemble.cascade.player import CascadePlayer
-            cascade = load_cascade(path)
-            return CascadePlayer(cascade, name=f"cascade {cascade.name}")
-        if is_decomposition_file(path):
-            from players.decomposition.player import DecompositionPlayer
-            return DecompositionPlayer(load_decomposition(path))
-        from ensemble.config import load_ensemble
-        from ensemble.player import EnsemblePlayer
-        return EnsemblePlayer(load_ensemble(path), on_event=lambda m: self.send(f"info string {m}"))
-
     def _ensure_player(self) -> Player:
         return self.player.start()
 

@@ -46,13 +46,14 @@ from base.config import (
     YamlSource,
     as_mapping,
     check_keys,
+    check_kind,
     get_bool,
     get_int,
     get_number,
     load_checked,
 )
 
-TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
+TOP_KEYS = {"kind", "name", "description", "instances", "distribution", "selection", "budget", "cluster",
             "allow_without_material", "hash_mb", "search"}
 INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb", "threads"}
 SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
@@ -198,6 +199,7 @@ def _parse(src: YamlSource) -> EnsembleConfig | None:
         src.problem((), f"expected a mapping of {', '.join(sorted(TOP_KEYS))}; got {type(data).__name__}")
         return None
     check_keys(src, data, (), TOP_KEYS)
+    check_kind(src, data, "ensemble")
     allow = get_bool(src, data, ("allow_without_material",), False)
     hash_mb = get_number(src, data, ("hash_mb",), 16.0, low=1)
     defaults = _search_options(src, data.get("search"), ("search",), SearchOptions())

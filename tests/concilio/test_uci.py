@@ -181,6 +181,14 @@ def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
     assert ensemble.player.settings.budget_mode == "equal_total"
 
 
+def test_an_unknown_player_kind_is_named_with_its_file_and_field(tmp_path):
+    config = tmp_path / "odd.yaml"
+    config.write_text("kind: committee\ninstances: [MB]\n")
+    done = subprocess.run(UCI + [str(config)], input="quit\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"{config}:1: kind: unknown kind 'committee'; known: instance, ensemble" in done.stderr
+
+
 def test_an_instance_speaks_uci_with_its_mask():
     lines = ["uci", "setoption name Hash value 8", "isready", "position startpos", "go depth 3", "isready"]
     done = subprocess.run(UCI + ["MKP"], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)

@@ -59,7 +59,7 @@ def test_a_match_file_takes_a_cascade_and_keeps_it_off_parallel_games(tmp_path):
     match.write_text(f"players: [{{name: c, cascade: {cascade}}}, {{name: f, full: true}}]\ngames: 2\n"
                      f"time_control: {{nodes: 500}}\nconcurrency: 1\noutput: {tmp_path / 'out'}\n")
     config = load_match(match)
-    assert config.entry("c").kind == "cascade" and config.entry("c").cascade == str(cascade)
+    assert config.entry("c").kind == "cascade" and config.entry("c").config == str(cascade)
     match.write_text(match.read_text().replace("concurrency: 1", "concurrency: 2"))
     with pytest.raises(ConfigError, match="need concurrency: 1"):
         load_match(match)

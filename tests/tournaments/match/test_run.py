@@ -203,7 +203,7 @@ def test_an_instance_player_is_loaded_before_its_first_timed_move():
         from players.core.search import search_root
         from tournaments.match.players import PlayerEntry
         assert not search_root.signatures
-        PlayerEntry(name="full", kind="full").build()
+        PlayerEntry("instance", "full", "MBXKPAR").build()
         print(len(search_root.signatures))
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
