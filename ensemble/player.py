@@ -89,8 +89,12 @@ class EnsemblePlayer(BasePlayer):
         return "\n".join(lines)
 
     def close(self) -> None:
+        """Stop the instances (and their cluster, where it is the ensemble's own); a later
+        ``start`` builds them again, with the settings configured since."""
         if self._instances is not None:
             self._instances.close()
+        self._instances = None
+        self._started = False
 
     @property
     def instances(self) -> InlineInstances | DaskInstances:

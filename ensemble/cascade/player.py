@@ -74,6 +74,7 @@ class CascadePlayer(BasePlayer):
     def close(self) -> None:
         self.ensemble.close()
         self.decomposition.close()
+        self._started = False
 
     def budgets(self, limit: Limit) -> tuple[Budget, Limit | None]:
         """Phase 1's budget (per instance) and phase 2's limit (for the whole team; None:

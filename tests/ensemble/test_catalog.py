@@ -145,10 +145,14 @@ def test_the_spec_adjusts_what_its_kind_has(tmp_path):
     path = tmp_path / "duo.yaml"
     path.write_text(ENSEMBLE)
     spec = describe(path).with_criterion("depth_confidence")
-    with build(spec) as player:
+    player = build(spec)
+    with player:
         assert "Selection depth_confidence" in player.describe()
-        player.configure(budget_mode="equal_total")
+        player.configure(budget_mode="equal_total", hash_mb=8)
         assert player.settings.budget_mode == "equal_total" and "(equal_total)" in player.describe()
+    with player:  # closed and started again: its instances rebuilt with the new tables
+        assert player.play(MATE_IN_ONE, Limit(nodes=1000)).move == "a1a8"
+        assert all(i.hash_mb == 8 for i in player.config.instances)
     with pytest.raises(ConfigError, match="a selection criterion is an ensemble's; this player's kind is instance"):
         describe("MKP").with_criterion("majority")
     with pytest.raises(ConfigError, match="only ensembles and decomposition players run on a Dask scheduler"):
