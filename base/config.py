@@ -23,7 +23,7 @@ from base.errors import ConcilioError
 from base.resources import packaged, user_config_dirs
 
 FieldPath = tuple[object, ...]
-KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning", "cascade")
+KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning", "cascade", "engines")
 
 
 class ConfigError(ConcilioError, ValueError):
@@ -174,6 +174,13 @@ def _index(node: yaml.Node, path: FieldPath, source: YamlSource) -> None:
 
 
 # --- field checks shared by every config schema ------------------------------------------------
+
+def check_kind(src: YamlSource, data: dict, expected: str) -> None:
+    """A player file may say what it is (``kind: ensemble``); one read as another kind is
+    named with its line, rather than failing on keys that the other kind lacks."""
+    kind = data.get("kind", expected)
+    if kind != expected:
+        src.problem(("kind",), f"this file is a {kind!r} player, read here as {expected!r}")
 
 def check_keys(src: YamlSource, mapping: dict, path: FieldPath, allowed: set[str]) -> None:
     for key in mapping:

@@ -25,21 +25,21 @@ from ensemble.config import Budget, ClusterConfig, EnsembleConfig, InstanceConfi
 from ensemble.distribution import distribute
 from ensemble.player import EnsemblePlayer
 from players.bench import BENCH_FENS
-from players.result import SearchLimits
+from players.limits import Limit
 
 
 def ensemble_config(n: int, nodes: int) -> EnsembleConfig:
     specs = distribute("balanced", n) if n >= 2 else distribute("minimal", 1)
     instances = tuple(InstanceConfig(default_label(s), s) for s in specs)
     return EnsembleConfig(f"bench-{n}", instances, SelectionConfig("majority", {"seed": 0}),
-                          Budget(nodes=nodes, deadline_ms=600_000), ClusterConfig(workers=n, dashboard=False))
+                          Budget(Limit(nodes=nodes), deadline_ms=600_000), ClusterConfig(workers=n, dashboard=False))
 
 
 def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
     config = ensemble_config(n, nodes)
     sequential = [inst.make_searcher() for inst in config.instances]
     for s in sequential:
-        s.search(None, SearchLimits(depth=1))
+        s.search(None, Limit(depth=1))
     rows = []
     with EnsemblePlayer(config) as player:
         player.choose(fens[0])  # warm the transport; its numbers are not counted
@@ -53,7 +53,7 @@ def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
             seq_times, seq_nodes = [], []
             for s in sequential:
                 t0 = time.perf_counter()
-                r = s.search(fen, SearchLimits(nodes=nodes))
+                r = s.search(fen, Limit(nodes=nodes))
                 seq_times.append(time.perf_counter() - t0)
                 seq_nodes.append(r.nodes)
             worker_times = [r.result.time for r in decision.reports]

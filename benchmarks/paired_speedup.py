@@ -22,7 +22,7 @@ from pathlib import Path
 from players.decomposition.config import load_decomposition
 from players.decomposition.runner import DaskRunner
 from tournaments.speedup.run import timed_search
-from players.result import SearchLimits
+from players.limits import Limit
 from base.resources import data_file
 from tournaments.records.epd import read_suite
 
@@ -38,7 +38,7 @@ def one_run(runner: DaskRunner, config, fens: list[str], depth: int, run: int) -
     for i, fen in enumerate(fens):
         searcher = reference.make_searcher()
         started = time.perf_counter()
-        expected = searcher.search(fen, SearchLimits(depth=depth))
+        expected = searcher.search(fen, Limit(depth=depth))
         t1 += time.perf_counter() - started
         n1 += expected.nodes
         result, seconds = timed_search(runner, config, exact, fen, depth, f"paired-{run}-{i}-{time.time_ns()}",

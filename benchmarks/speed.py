@@ -32,8 +32,8 @@ from evaluation.spec import EvalSpec
 from players.bench import BENCH_FENS
 from players.core.movegen import perft
 from players.external import EngineNotFoundError, find_engine_binary
+from players.limits import Limit
 from players.position import Position
-from players.result import SearchLimits
 from players.searcher import Searcher
 
 PERFT_CASES = (
@@ -138,11 +138,11 @@ def interleaved_rounds(run_a: Timed, run_b: Timed, fens: Sequence[str], rounds: 
 
 def concilio_timer(spec: EvalSpec, seconds: float) -> Timed:
     searcher = Searcher(spec, 64)
-    searcher.search(None, SearchLimits(depth=2))  # load compiled code
+    searcher.search(None, Limit(depth=2))  # load compiled code
 
     def run(fen: str) -> tuple[int, float]:
         searcher.new_game()
-        result = searcher.search(fen, SearchLimits(movetime=int(seconds * 1000)))
+        result = searcher.search(fen, Limit(movetime=int(seconds * 1000)))
         return result.nodes, result.time
 
     return run

@@ -38,10 +38,10 @@ def load_cases(path: Path, limit: int | None) -> list[tuple[str, set[str], dict[
 def run_instance(args):
     letters, suites, nodes, movetime = args
     from evaluation.spec import EvalSpec
-    from players.result import SearchLimits
+    from players.limits import Limit
     from players.searcher import Searcher
     searcher = Searcher(EvalSpec.parse(letters), hash_mb=16)
-    limits = SearchLimits(nodes=nodes, movetime=movetime)
+    limits = Limit(nodes=nodes, movetime=movetime)
     out = {}
     for name, cases in suites.items():
         solved = points = 0

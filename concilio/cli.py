@@ -60,17 +60,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_spec_args(p)
     p.set_defaults(func=commands.cmd_eval)
 
-    p = sub.add_parser("play", help="let an ensemble (YAML file) choose a move and show why")
-    p.add_argument("config", help="ensemble file, or a name in configs/ensembles (3b, full, ...)")
+    p = sub.add_parser("play", help="let any player choose a move and show why (an ensemble its votes, "
+                                    "an instance its search)")
+    p.add_argument("config", help="a player: a mask (MKP, 76), or a name or file of configs/ensembles, "
+                                  "decomposition, cascade or engines (3b, abdada, cascade, gnuchess, ...)")
     p.add_argument("--fen", help="position (default: the start position)")
     p.add_argument("--moves", nargs="*", help="UCI moves played from the position")
     limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--movetime", type=int, help="milliseconds per instance (overrides the file)")
-    limit.add_argument("--nodes", type=int, help="nodes per instance (overrides the file)")
-    limit.add_argument("--depth", type=int, help="depth per instance (overrides the file)")
-    p.add_argument("--budget-mode", choices=["per_instance", "equal_total"])
-    p.add_argument("--criterion", help="selection criterion (overrides the file)")
-    p.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://host:port")
+    limit.add_argument("--movetime", type=int, help="milliseconds (an ensemble's: per instance; default: "
+                                                    "an ensemble's file, else 1000)")
+    limit.add_argument("--nodes", type=int, help="nodes (an ensemble's: per instance)")
+    limit.add_argument("--depth", type=int, help="depth")
+    p.add_argument("--hash", type=float, help="MB of each searcher's transposition table")
+    p.add_argument("--budget-mode", choices=["per_instance", "equal_total"], help="ensembles")
+    p.add_argument("--criterion", help="selection criterion (ensembles; overrides the file)")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://host:port (ensembles, "
+                                       "decomposition)")
     p.set_defaults(func=commands.cmd_play)
 
     p = sub.add_parser("suite", help="score players and selection criteria on EPD test suites")
@@ -173,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=commands.cmd_match)
 
     p = sub.add_parser("uci", help="be a UCI engine on stdin/stdout")
-    p.add_argument("config", nargs="?", help="an ensemble file or name, or an instance mask (MKP); "
-                   "default: the full engine")
+    p.add_argument("config", nargs="?", help="a player: an instance mask (MKP), or a name or file of an ensemble, "
+                   "decomposition, cascade or external engine; default: the full engine")
     p.set_defaults(func=commands.cmd_uci)
 
     p = sub.add_parser("speedup", help="parallel search against the sequential one at a fixed depth")

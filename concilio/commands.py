@@ -63,8 +63,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from players.result import SearchLimits
-    return SearchLimits(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+    from players.limits import Limit
+    return Limit(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
 
 
 def _print_info(it) -> None:
@@ -124,41 +124,37 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """One ensemble decision: the instances, their answers, the criterion's values."""
-    from dataclasses import replace
-
-    from ensemble.config import load_ensemble
-    from ensemble.player import EnsemblePlayer
-    from players.player import MoveLimits
-    pos = _position(args.fen, args.moves)
-    config = load_ensemble(args.config)
-    if args.budget_mode:
-        config = config.with_budget(replace(config.budget, mode=args.budget_mode))
-    budget = config.budget
-    if args.movetime or args.nodes or args.depth:
-        budget = replace(budget, movetime=args.movetime, nodes=args.nodes, depth=args.depth)
-        config = config.with_budget(budget)
-    limits = MoveLimits(nodes=budget.nodes, depth=budget.depth, movetime=budget.movetime)
+    """One move of any player (``ensemble.catalog``), with what the player can say about it:
+    an ensemble's votes and values, a cascade's phases, a search's iterations and PV."""
+    from ensemble.catalog import build, default_limit, describe
+    from players.limits import Limit
+    board = _position(args.fen, args.moves).to_board()
+    if not any(board.legal_moves):
+        raise UsageError(f"no legal move in {board.fen()}: the game is over")
+    spec = describe(args.config)
     if args.criterion:
-        config = config.with_selection(args.criterion)
+        spec = spec.with_criterion(args.criterion)
     if args.scheduler:
-        config = replace(config, cluster=replace(config.cluster, scheduler=args.scheduler, workers=None))
-    print(f"Ensemble {config.name}: {config.notation}  [{config.source}]")
-    for inst in config.instances:
-        options = inst.search
-        extra = f" aspiration={options.aspiration}" if options.aspiration != 30 else ""
-        extra += "" if options.null_move else " no-null-move"
-        extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""
-        print(f"  {inst.label:24s} weights {inst.weights_text()}{extra}")
-    print(f"Selection {config.selection.criterion} {dict(config.selection.params)}; budget {config.budget.describe()}")
-    with EnsemblePlayer(config, on_event=lambda m: print(f"  ! {m}", file=sys.stderr)) as player:
-        print(f"Cluster: {player.cluster_description}")
-        if player.dashboard:
-            print(f"Dashboard: {player.dashboard}")
+        spec = spec.with_scheduler(args.scheduler)
+    if args.movetime or args.nodes or args.depth:
+        limit = Limit(movetime=args.movetime, nodes=args.nodes, depth=args.depth)
+    else:
+        limit = default_limit(spec)
+    player = build(spec, events=lambda m: print(f"  ! {m}", file=sys.stderr))
+    if args.budget_mode:
+        player.configure(budget_mode=args.budget_mode)  # PlayerOptionError (exit 2) for a player without one
+    if args.hash:
+        player.configure(hash_mb=args.hash)
+    with player:
+        print(player.describe())
+        print(f"Limit: {limit}")
         print()
-        player.play(pos.to_board(), limits)
-    print(player.last_decision.format())
-    return 0
+        played = player.play(board, limit, info=_print_info)
+    text = played.explain()
+    if text:
+        print(text)
+    print(f"bestmove {played.move or '0000'}")
+    return 0 if played.move else 1
 
 
 def cmd_suite(args: argparse.Namespace) -> int:

@@ -1,8 +1,10 @@
-"""``concilio uci [CONFIG]``: any Concilio player as a UCI engine.
+"""``concilio uci [PLAYER]``: any Concilio player as a UCI engine.
 
-Without a config it is the full engine; with ``MKP`` (a mask) a single instance; with
-an ensemble, decomposition or cascade file (or its name) that player.  Every one is a
-:class:`players.player.Player`, driven the same way.  Searches run in a thread so that
+Without a name it is the full engine; with ``MKP`` (a mask) a single instance; with any
+other name or file, the player ``ensemble.catalog`` finds for it (an ensemble, a
+decomposition, a cascade, even an external engine).  Every one is a
+:class:`players.player.Player`, driven through that protocol alone: the options become
+``configure``, ``go`` a :class:`players.limits.Limit`.  Searches run in a thread so that
 ``stop``, ``isready`` and ``quit`` are answered at once; every input line that cannot be
 understood is answered with ``info string`` and otherwise ignored, so the engine never
 dies or hangs on bad input.
@@ -21,11 +23,12 @@ from typing import Callable, TextIO
 
 import chess
 
-from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
-from players.player import COORDINATED_OVERHEAD_MS, MoveLimits, Player
+from ensemble.catalog import build, describe
+from players.clock import movetime_margin
+from players.limits import GO_NUMBERS, Limit, parse_go
+from players.player import BUDGET_MODES, Player
 
 ENGINE_NAME = "Concilio"
-INFINITE_MS = 24 * 3600 * 1000
 
 
 class UciEngine:
@@ -37,96 +40,30 @@ class UciEngine:
         self._position_root: str | None = None  # the last accepted position command: its root
         self._position_moves: list[str] = []    # and its moves
         self.thread: threading.Thread | None = None
-        self.hash_mb = 16
         self.overhead_ms: int | None = None  # the Move Overhead option; None: the player's default
-        self.player: Player | None = None
         self._owed = 0  # the search whose bestmove is still owed (0: none)
         self._searches = 0
         self._stop_requested = threading.Event()
         self._info_sent = False
-        self._make: Callable[[], Player]
-        self._load(target)
+        # The target is read now (a bad file is an error at start-up, exit 2); the player is
+        # built (no worker, no table yet) and started at the first ``isready`` or ``go``.
+        self.spec = describe(target)
+        self.name = f"{ENGINE_NAME} {self.spec.name}"
+        self.player: Player = build(self.spec, events=lambda m: self.send(f"info string {m}"))
 
     # --- set-up ---------------------------------------------------------------------------------
-    def _load(self, target: str | None) -> None:
-        """Read the target now (a bad file is an error at start-up, exit 2); build the
-        player at the first ``isready`` or ``go``."""
-        from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
-        spec = FULL_ENGINE
-        self.ensemble_config = None
-        self.coordinated = False
-        if target is not None:
-            try:
-                spec = EvalSpec.parse(target)
-                target = None
-            except EvalSpecError:
-                pass
-        if target is None:
-            kind = "full engine" if spec == FULL_ENGINE else "instance"
-            self.name = f"{ENGINE_NAME} {kind} ({spec.letters})"
-            self._make = lambda: self._instance(spec)
-            return
-        from base.config import find_config
-        from ensemble.cascade.config import is_cascade_file, load_cascade
-        from players.decomposition.config import is_decomposition_file, load_decomposition
-        path = find_config(target, "ensembles", "decomposition", "cascade")  # ConfigError: exit 2 with the reason
-        self.coordinated = True
-        if is_cascade_file(path):
-            cascade = load_cascade(path)
-            self.name = f"{ENGINE_NAME} cascade {cascade.name}"
-            self._make = lambda: self._cascade(cascade)
-            return
-        if is_decomposition_file(path):
-            config = load_decomposition(path)
-            self.name = f"{ENGINE_NAME} decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
-            self._make = lambda: self._decomposition(config)
-            return
-        from ensemble.config import load_ensemble
-        self.ensemble_config = load_ensemble(path)
-        self.name = f"{ENGINE_NAME} ensemble {self.ensemble_config.name} {self.ensemble_config.notation}"
-        self._make = self._ensemble
-
-    def _instance(self, spec) -> Player:
-        from players.player import InstancePlayer
-        from players.searcher import Searcher
-        player = InstancePlayer(Searcher(spec, self.hash_mb))
-        player.warm_up()
-        return player
-
-    def _decomposition(self, config) -> Player:
-        from players.decomposition.player import DecompositionPlayer
-        return DecompositionPlayer(config).start()
-
-    def _cascade(self, config) -> Player:
-        from ensemble.cascade.player import CascadePlayer
-        return CascadePlayer(config).start()
-
-    def _ensemble(self) -> Player:
-        from ensemble.player import EnsemblePlayer
-        return EnsemblePlayer(self.ensemble_config, on_event=lambda m: self.send(f"info string {m}")).start()
-
     def _ensure_player(self) -> Player:
-        if self.player is None:
-            self.player = self._make()
-        return self.player
-
-    def _kept_back(self, single_searcher_ms: int) -> int:
-        """The Move Overhead where the GUI set one; else the coordination overhead for players
-        that coordinate workers, and ``single_searcher_ms`` for a single searcher."""
-        if self.overhead_ms is not None:
-            return self.overhead_ms
-        return COORDINATED_OVERHEAD_MS if self.coordinated else single_searcher_ms
+        return self.player.start()
 
     @property
     def overhead(self) -> int:
-        """What a clock allocation keeps back."""
-        return self._kept_back(DEFAULT_OVERHEAD_MS)
+        """What a clock allocation keeps back: the player's setting (the GUI's, or its default)."""
+        return self.player.settings.move_overhead_ms
 
     @property
     def movetime_margin(self) -> int:
-        """What comes off a ``go movetime``: for a single searcher only its reply's latency (the
-        clock's default overhead would take half of a 100 ms search away)."""
-        return self._kept_back(MOVETIME_MARGIN_MS)
+        """What comes off a ``go movetime`` (``players.clock.movetime_margin``)."""
+        return movetime_margin(self.player.settings.move_overhead_ms, self.overhead_ms)
 
     # --- output ---------------------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -162,9 +99,10 @@ class UciEngine:
         self.send("id author the Concilio developers")
         self.send("option name Hash type spin default 16 min 1 max 4096")
         self.send(f"option name Move Overhead type spin default {self.overhead} min 0 max 5000")
-        if self.ensemble_config is not None:
-            mode = self.ensemble_config.budget.mode
-            self.send(f"option name BudgetMode type combo default {mode} var per_instance var equal_total")
+        mode = self.player.settings.budget_mode
+        if mode is not None:
+            self.send(f"option name BudgetMode type combo default {mode} "
+                      + " ".join(f"var {m}" for m in BUDGET_MODES))
         self.send("uciok")
 
     def cmd_debug(self, args) -> None:
@@ -188,22 +126,18 @@ class UciEngine:
             size = self._ranged(value, 1, 4096, "Hash must be 1-4096 MB")
             if size is None:
                 return
-            self.hash_mb = size
-            searcher = getattr(self.player, "searcher", None)  # a single instance's table; workers keep theirs
-            if searcher is not None:
-                searcher.resize_hash(size)
+            self.player.configure(hash_mb=size)
         elif name.lower() == "move overhead":
             ms = self._ranged(value, 0, 5000, "Move Overhead must be 0-5000 ms")
             if ms is None:
                 return
             self.overhead_ms = ms
-        elif name.lower() == "budgetmode" and self.ensemble_config is not None:
-            if value not in ("per_instance", "equal_total"):
-                self.send(f"info string BudgetMode must be per_instance or equal_total, got {value!r}")
+            self.player.configure(move_overhead_ms=ms)
+        elif name.lower() == "budgetmode" and self.player.settings.budget_mode is not None:
+            if value not in BUDGET_MODES:
+                self.send(f"info string BudgetMode must be {' or '.join(BUDGET_MODES)}, got {value!r}")
                 return
-            self.ensemble_config = self.ensemble_config.with_budget(replace(self.ensemble_config.budget, mode=value))
-            if self.player is not None:
-                self.player.config = self.ensemble_config
+            self.player.configure(budget_mode=value)
         else:
             self.send(f"info string ignored unknown option {name!r}")
 
@@ -276,32 +210,28 @@ class UciEngine:
         if self.searching():
             self.send("info string go while searching: the running search answers first")
             self.stop_search()
-        params, searchmoves = _parse_go(args)
-        bad = [k for k, v in params.items() if v is None]
-        if bad:
-            self.send(f"info string go: bad value for {', '.join(bad)}; ignored")
-            params = {k: v for k, v in params.items() if v is not None}
+        limit, ignored = parse_go(args)
+        if ignored:
+            self.send(f"info string go: bad value for {', '.join(_described(ignored))}; ignored")
         if not any(self.board.legal_moves):
             self.send("info string no legal move in this position")
             self.send("bestmove 0000")
             return
-        if searchmoves:
+        if limit.searchmoves:
             legal = {m.uci() for m in self.board.legal_moves}
-            bad_moves = [m for m in searchmoves if m not in legal]
+            bad_moves = [m for m in limit.searchmoves if m not in legal]
             if bad_moves:
                 self.send(f"info string searchmoves: {' '.join(bad_moves)} not legal; ignored")
-                searchmoves = [m for m in searchmoves if m in legal]
+                limit = replace(limit, searchmoves=tuple(m for m in limit.searchmoves if m in legal))
         player = self._ensure_player()
-        player.overhead_ms = self.overhead
         self.join_search()
         self._stop_requested.clear()
         board = self.board.copy()
-        limits = self._limits(board, params, tuple(searchmoves))
+        limit = self.limit_for(limit)
         with self.lock:
             self._searches += 1
             self._owed = self._searches
-        self.thread = threading.Thread(target=self._search, args=(player, board, limits, "infinite" in params),
-                                       daemon=True)
+        self.thread = threading.Thread(target=self._search, args=(player, board, limit), daemon=True)
         self.thread.start()
 
     def cmd_stop(self, args) -> None:
@@ -314,25 +244,19 @@ class UciEngine:
         self.send("info string pondering is not supported; ponderhit ignored")
 
     # --- searching ------------------------------------------------------------------------------
-    def _limits(self, board: chess.Board, params: dict, searchmoves: tuple[str, ...]) -> MoveLimits:
-        """The GUI's limits for this move.  A ``movetime`` is a hard limit: the movetime margin
-        comes off it here.  A clock goes to the player's time manager as it is."""
-        if "movetime" in params:
-            return MoveLimits(movetime=max(1, params["movetime"] - self.movetime_margin), searchmoves=searchmoves)
-        side, other = ("w", "b") if board.turn == chess.WHITE else ("b", "w")
-        if f"{side}time" in params:
-            theirs = params.get(f"{other}time")
-            return MoveLimits(clock=params[f"{side}time"] / 1000, increment=params.get(f"{side}inc", 0) / 1000,
-                              opponent_clock=None if theirs is None else theirs / 1000,
-                              moves_to_go=params.get("movestogo"), searchmoves=searchmoves)
-        infinite = "infinite" in params or not ("nodes" in params or "depth" in params)
-        return MoveLimits(nodes=params.get("nodes"), depth=params.get("depth"), infinite=infinite,
-                          searchmoves=searchmoves)
+    def limit_for(self, limit: Limit) -> Limit:
+        """The GUI's limit for this move.  A ``movetime`` is a hard limit: the movetime margin
+        comes off it here (and the clocks do not count).  A clock goes to the player's time
+        manager as it is."""
+        if limit.movetime is not None:
+            return Limit(movetime=max(1, limit.movetime - self.movetime_margin), infinite=limit.infinite,
+                         searchmoves=limit.searchmoves)
+        return limit
 
-    def _search(self, player: Player, board: chess.Board, limits: MoveLimits, infinite: bool) -> None:
+    def _search(self, player: Player, board: chess.Board, limit: Limit) -> None:
         self._info_sent = False
         try:
-            played = player.play(board, limits, info=self._info)
+            played = player.play(board, limit, info=self._info)
             for line in played.report:
                 self.send(f"info string {line}")
             if played.result is not None and not self._info_sent:
@@ -343,7 +267,7 @@ class UciEngine:
         except Exception as exc:  # noqa: BLE001 - answer with a legal move whatever happened
             self.send(f"info string search failed: {type(exc).__name__}: {exc}")
             move = next(iter(board.legal_moves)).uci()
-        if infinite and not self._stop_requested.is_set():
+        if limit.infinite and not self._stop_requested.is_set():
             self._stop_requested.wait()  # UCI: no bestmove before stop in infinite mode
         with self.lock:
             self.out.write(f"bestmove {move}\n")
@@ -362,7 +286,7 @@ class UciEngine:
         while self.thread is not None and self.thread.is_alive():
             with self.lock:  # the search cannot send its bestmove (and end) while its player is stopped
                 owed = self._owed
-                if owed and self.player is not None:
+                if owed:
                     self.player.stop()
             if not owed:
                 break
@@ -379,8 +303,7 @@ class UciEngine:
                 self.send("info string the previous search did not end within 30 s")
 
     def close(self) -> None:
-        if self.player is not None:
-            self.player.close()
+        self.player.close()
 
 
 def _int(text: str) -> int | None:
@@ -390,40 +313,9 @@ def _int(text: str) -> int | None:
         return None
 
 
-def _parse_go(args: list[str]) -> tuple[dict, list[str]]:
-    numeric = {"wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate"}
-    params: dict = {}
-    searchmoves: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word in numeric:
-            value = _int(args[i + 1]) if i + 1 < len(args) else None
-            params[word] = value if value is None or value >= 0 else None
-            if word in ("wtime", "btime") and value is not None and value < 0:
-                params[word] = 0  # some GUIs send negative times when the flag is near
-            i += 2
-        elif word in ("infinite", "ponder"):
-            params["infinite"] = True
-            i += 1
-        elif word == "searchmoves":
-            i += 1
-            while i < len(args) and args[i] not in numeric and args[i] not in ("infinite", "ponder"):
-                searchmoves.append(args[i])
-                i += 1
-        else:
-            params[f"unknown {word}"] = None
-            i += 1
-    if params.get("depth") == 0:
-        params["depth"] = 1
-    if params.get("mate"):
-        params["depth"] = min(127, 2 * params.pop("mate") + 1)
-    else:
-        params.pop("mate", None)
-    for key in ("nodes", "movetime"):
-        if params.get(key) == 0:
-            params[key] = 1
-    return params, searchmoves
+def _described(ignored: list[str]) -> list[str]:
+    """The words ``parse_go`` ignored, as the GUI reads them (an unknown word as such)."""
+    return [word if word in GO_NUMBERS else f"unknown {word}" for word in ignored]
 
 
 def main(target: str | None = None) -> int:

@@ -30,9 +30,9 @@ from typing import Any
 from base.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.decomposition.team import TeamSearcher
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
-from players.speed import default_speed_table
+from players.speed import equal_time
 
 from ensemble.distribution import CRITERIA as DISTRIBUTION_CRITERIA
 from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute, player_notation
@@ -46,13 +46,14 @@ from base.config import (
     YamlSource,
     as_mapping,
     check_keys,
+    check_kind,
     get_bool,
     get_int,
     get_number,
     load_checked,
 )
 
-TOP_KEYS = {"name", "description", "instances", "distribution", "selection", "budget", "cluster",
+TOP_KEYS = {"kind", "name", "description", "instances", "distribution", "selection", "budget", "cluster",
             "allow_without_material", "hash_mb", "search"}
 INSTANCE_KEYS = {"mask", "weights", "search", "label", "hash_mb", "threads"}
 SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
@@ -96,47 +97,51 @@ class InstanceConfig:
 
 @dataclass(frozen=True)
 class Budget:
-    """What each search may spend.  ``equal_total`` divides one budget among the n
-    instances, so that an ensemble uses the compute of one engine with that budget."""
+    """How an ensemble shares out one move's :class:`players.limits.Limit`: ``limit`` is each
+    instance's (``per_instance``) or, in ``equal_total`` mode, divided among the n instances,
+    so that an ensemble uses the compute of one engine with that limit; ``deadline_ms`` is how
+    long the coordinator waits.  Not a second limits type: what a search may spend is always
+    a ``Limit``; the budget adds only what is an ensemble's own (the split and the wait), and,
+    with equal-time node budgets, each instance's own limit (``per_instance``)."""
 
-    movetime: int | None = None
-    nodes: int | None = None
-    depth: int | None = None
+    limit: Limit = field(default_factory=lambda: Limit(movetime=1000))
     mode: str = "per_instance"
     deadline_ms: int | None = None
-    node_scale: tuple[float, ...] = ()  # per instance: time-equivalent node budgets (players.speed)
+    per_instance: tuple[Limit, ...] = ()  # each instance's time-equivalent limit (players.speed.equal_time)
 
-    def limits(self, n_instances: int, index: int | None = None) -> SearchLimits:
-        """Each instance's limits (instance ``index`` where the node budget is scaled per instance)."""
+    def limits(self, n_instances: int, index: int | None = None) -> Limit:
+        """Each instance's limit (instance ``index``'s own where equal time gives each its own)."""
+        if self.per_instance and index is not None:
+            return self.per_instance[index]
         share = n_instances if self.mode == "equal_total" else 1
-        if self.movetime is not None:
-            return SearchLimits(movetime=max(1, self.movetime // share))
-        if self.nodes is not None:
-            scale = self.node_scale[index] if self.node_scale and index is not None else 1.0
-            return SearchLimits(nodes=max(1, round(self.nodes * scale) // share))
-        return SearchLimits(depth=self.depth)
+        limit = self.limit
+        if limit.movetime is not None:
+            return Limit(movetime=max(1, limit.movetime // share))
+        if limit.nodes is not None:
+            return Limit(nodes=max(1, limit.nodes // share))
+        return Limit(depth=limit.depth)
 
     def equal_time(self, instances: tuple[InstanceConfig, ...], cores: int) -> Budget:
         """Node budgets for the time the full engine searches ``nodes`` on one core: each
-        instance at its measured speed, on its share of ``cores`` (``players.speed``)."""
-        table = default_speed_table()
+        instance at its measured speed, on its share of ``cores`` (``players.speed.equal_time``)."""
         # An instance of t threads uses t cores and searches team(abdada, t) full-engine cores' worth.
         share = min(1.0, cores / sum(i.threads for i in instances))
-        return replace(self, mode="per_instance",
-                       node_scale=tuple(table.instance(i.spec) * table.team("abdada", i.threads) * share
-                                        for i in instances))
+        asked = replace(self.limit, equal_time=True)
+        return replace(self, mode="per_instance", per_instance=tuple(
+            equal_time(asked, i.spec, workers=i.threads, cores_share=share) for i in instances))
 
     def deadline(self, n_instances: int) -> float:
         """Seconds the coordinator waits for the instances before deciding without them."""
         if self.deadline_ms is not None:
             return self.deadline_ms / 1000.0
-        if self.movetime is not None:
+        if self.limit.movetime is not None:
             return self.limits(n_instances).movetime / 1000.0  # type: ignore[operator]
         return DEFAULT_NODE_DEADLINE_MS / 1000.0
 
     def describe(self) -> str:
-        what = (f"movetime {self.movetime} ms" if self.movetime is not None else
-                f"nodes {self.nodes}" if self.nodes is not None else f"depth {self.depth}")
+        limit = self.limit
+        what = (f"movetime {limit.movetime} ms" if limit.movetime is not None else
+                f"nodes {limit.nodes}" if limit.nodes is not None else f"depth {limit.depth}")
         return f"{what} ({self.mode})"
 
 
@@ -160,7 +165,7 @@ class EnsembleConfig:
     name: str
     instances: tuple[InstanceConfig, ...]
     selection: SelectionConfig = field(default_factory=SelectionConfig)
-    budget: Budget = field(default_factory=lambda: Budget(movetime=1000))
+    budget: Budget = field(default_factory=Budget)
     cluster: ClusterConfig = field(default_factory=ClusterConfig)
     description: str = ""
     allow_without_material: bool = False
@@ -194,6 +199,7 @@ def _parse(src: YamlSource) -> EnsembleConfig | None:
         src.problem((), f"expected a mapping of {', '.join(sorted(TOP_KEYS))}; got {type(data).__name__}")
         return None
     check_keys(src, data, (), TOP_KEYS)
+    check_kind(src, data, "ensemble")
     allow = get_bool(src, data, ("allow_without_material",), False)
     hash_mb = get_number(src, data, ("hash_mb",), 16.0, low=1)
     defaults = _search_options(src, data.get("search"), ("search",), SearchOptions())
@@ -414,12 +420,12 @@ def _budget(src: YamlSource, value: Any) -> Budget:
     path: FieldPath = ("budget",)
     data = as_mapping(src, value, path)
     if data is None:
-        return Budget(movetime=1000)
+        return Budget()
     check_keys(src, data, path, BUDGET_KEYS)
     given = [k for k in ("movetime", "nodes", "depth") if k in data]
     if len(given) != 1:
         src.problem(path, f"give exactly one of movetime (ms), nodes or depth; got {', '.join(given) or 'none'}")
-        return Budget(movetime=1000)
+        return Budget()
     key = given[0]
     amount = get_int(src, data, path + (key,), None, 1, 127 if key == "depth" else None)
     mode = data.get("budget_mode", "per_instance")
@@ -431,8 +437,8 @@ def _budget(src: YamlSource, value: Any) -> Budget:
         mode = "per_instance"
     deadline = get_int(src, data, path + ("deadline_ms",), None, 1)
     if amount is None:
-        return Budget(movetime=1000)
-    return Budget(**{key: amount}, mode=mode, deadline_ms=deadline)
+        return Budget()
+    return Budget(Limit(**{key: amount}), mode, deadline)
 
 
 def _cluster(src: YamlSource, value: Any) -> ClusterConfig:

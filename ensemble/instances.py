@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import chess
 
 from base.cluster import Cluster, open_cluster
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
 
 from ensemble import worker as worker_tasks
@@ -67,7 +67,7 @@ class InlineInstances:
         limits = budget.limits(n)
         if limits.movetime is not None:
             span_ms = budget.deadline(n) * 1000 * SAFETY
-            limits = SearchLimits(movetime=max(1, int(span_ms / n) - 5))
+            limits = Limit(movetime=max(1, int(span_ms / n) - 5))
         reports, ballots = [], []
         legal = {m.uci() for m in board.legal_moves}
         for i, (inst, searcher) in enumerate(zip(self.config.instances, self._searchers)):
@@ -155,7 +155,7 @@ class DaskInstances:
         if limits.movetime is not None:
             # Searches end early enough for their results to travel back and be weighed.
             usable_ms = min(limits.movetime, int((span - reserve) * 1000))
-            limits = SearchLimits(movetime=max(1, int(usable_ms * SAFETY) - 15))
+            limits = Limit(movetime=max(1, int(usable_ms * SAFETY) - 15))
         self._replace_lost_instances()
 
         from distributed import wait

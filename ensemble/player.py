@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 import chess
 
 from base.cluster import Cluster
-from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
-from players.result import SearchLimits
+from players.limits import Limit
+from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.searcher import Searcher
 
 from ensemble.config import Budget, EnsembleConfig
@@ -27,97 +28,135 @@ from ensemble.selection import CRITERIA, select
 
 log = logging.getLogger("concilio.ensemble")
 FALLBACK_MIN_MS = 1  # the fallback answers in the time left: at least one iteration, however little
+UNTIL_STOP_MS = 24 * 3600 * 1000  # an unbounded move: the instances search until ``stop`` interrupts them
 
 
-class EnsemblePlayer:
+class EnsemblePlayer(BasePlayer):
     """n instances and a selection criterion (a :class:`players.player.Player`).  Use as
     a context manager, or call ``start`` and ``close``."""
 
-    overhead_ms = COORDINATED_OVERHEAD_MS
+    kind = "ensemble"
 
     def __init__(self, config: EnsembleConfig, cluster: Cluster | None = None,
-                 on_event: Callable[[str], None] | None = None) -> None:
+                 on_event: Callable[[str], None] | None = None, name: str = "") -> None:
+        super().__init__(name or f"ensemble {config.name} {config.notation}",
+                         Settings(config.instances[0].hash_mb if config.instances else 16, _cores(config),
+                                  COORDINATED_OVERHEAD_MS, config.budget.mode))
         self.config = config
-        self.name = f"ensemble {config.name} {config.notation}"
         self.last_decision: Decision | None = None  # the last move's votes and values, for a full report
         self._on_event = on_event or (lambda message: log.info(message))
-        self._instances = InlineInstances(config, self._on_event) if config.cluster.inline else \
-            DaskInstances(config, self._on_event, cluster)
+        self._cluster = cluster
+        self._instances: InlineInstances | DaskInstances | None = None
         self._local: Searcher | None = None
 
     # --- life cycle ---------------------------------------------------------------------------
-    def start(self) -> EnsemblePlayer:
+    def _start(self) -> None:
+        config = self.config
+        self._instances = InlineInstances(config, self._on_event) if config.cluster.inline else \
+            DaskInstances(config, self._on_event, self._cluster)
         self._local = Searcher()  # fallback and posterior search: the full engine
-        self._local.search(None, SearchLimits(depth=1))
+        self._local.search(None, Limit(depth=1))
         self._local.new_game()
         self._instances.start()
-        return self
 
-    def __enter__(self) -> EnsemblePlayer:
-        return self.start()
+    def _configured(self, old: Settings) -> None:
+        """The budget mode at once; the instances' tables and the cluster's size at the next start."""
+        new = self._settings
+        config = self.config
+        if new.budget_mode != old.budget_mode:
+            config = config.with_budget(replace(config.budget, mode=new.budget_mode))
+        if new.hash_mb != old.hash_mb:
+            config = replace(config, instances=tuple(replace(i, hash_mb=new.hash_mb) for i in config.instances))
+        if new.threads != old.threads:
+            config = replace(config, cluster=replace(config.cluster, workers=new.threads))
+        self.config = config
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def describe(self) -> str:
+        config = self.config
+        lines = [f"Ensemble {config.name}: {config.notation}  [{config.source}]"]
+        for inst in config.instances:
+            options = inst.search
+            extra = f" aspiration={options.aspiration}" if options.aspiration != 30 else ""
+            extra += "" if options.null_move else " no-null-move"
+            extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""
+            lines.append(f"  {inst.label:24s} weights {inst.weights_text()}{extra}")
+        lines.append(f"Selection {config.selection.criterion} {dict(config.selection.params)}; "
+                     f"budget {config.budget.describe()}")
+        if self._instances is not None:
+            lines.append(f"Cluster: {self.cluster_description}")
+            if self.dashboard:
+                lines.append(f"Dashboard: {self.dashboard}")
+        return "\n".join(lines)
 
     def close(self) -> None:
-        self._instances.close()
+        """Stop the instances (and their cluster, where it is the ensemble's own); a later
+        ``start`` builds them again, with the settings configured since."""
+        if self._instances is not None:
+            self._instances.close()
+        self._instances = None
+        self._started = False
+
+    @property
+    def instances(self) -> InlineInstances | DaskInstances:
+        """Where the instances search (once started)."""
+        if self._instances is None:
+            raise RuntimeError(f"{self.name} is not started")
+        return self._instances
 
     @property
     def client(self):
         """The Dask client of the instances' cluster (distributed ensembles only)."""
-        return self._instances.client
+        return self.instances.client
 
     @property
     def dashboard(self) -> str | None:
-        return self._instances.dashboard
+        return self.instances.dashboard
 
     @property
     def cluster_description(self) -> str:
-        return self._instances.description
+        return self.instances.description
 
     @property
     def placement(self) -> dict[str, str | None]:
         """Where each instance searches, by label."""
-        return self._instances.placement
+        return self.instances.placement
 
     @property
     def cores(self) -> int:
-        """The cores this ensemble is entitled to in equal-time comparisons: one per search
-        thread of each worker (a worker per instance unless the file says otherwise), also
-        when run inline."""
-        threads = [i.threads for i in self.config.instances]
-        if self.config.cluster.workers is None:
-            return sum(threads)
-        return self.config.cluster.workers * max(threads)
+        """The cores this ensemble is entitled to in equal-time comparisons (see :func:`_cores`)."""
+        return _cores(self.config)
 
     def workers(self) -> list[str]:
         """The addresses of the cluster's workers alive now (none inline)."""
-        return self._instances.workers()
+        return self.instances.workers()
 
     def new_game(self) -> None:
         """Clear every instance's hash table and history (a new game starts)."""
-        self._instances.new_game()
+        self.start()
+        self.instances.new_game()
         if self._local is not None:
             self._local.new_game()
 
     def interrupt(self) -> None:
         """Ask every instance to return its best move now (UCI ``stop``); ``choose`` then
         decides with what comes back."""
-        self._instances.stop()
+        if self._instances is not None:
+            self._instances.stop()
 
     # --- one move -------------------------------------------------------------------------------
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
-        """A move as a :class:`players.player.Player`: the limits become the budget of every
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+        """A move as a :class:`players.player.Player`: the limit becomes the budget of every
         instance (split among them in ``equal_total`` mode); the report shows each
-        instance's answer and the criterion's decision."""
+        instance's answer and the criterion's decision, the explanation the whole table."""
+        self.start()
         start = time.perf_counter()
-        sl = limits.search_limits(self.overhead_ms).fixed()
-        if sl.depth == 127 and sl.movetime is None and sl.nodes is None:
-            sl = SearchLimits(movetime=24 * 3600 * 1000)  # until stop (``interrupt``)
+        sl = limit.for_move(board.turn, self._settings.move_overhead_ms).fixed()
+        if sl.unbounded:
+            sl = Limit(movetime=UNTIL_STOP_MS)  # until stop (``interrupt``)
         # A node or depth budget keeps the file's deadline; a movetime sets its own.
         deadline = self.config.budget.deadline_ms if sl.movetime is None else None
-        budget = Budget(sl.movetime, sl.nodes, sl.depth, self.config.budget.mode, deadline)
-        if limits.equal_time and sl.nodes:
+        budget = Budget(Limit(movetime=sl.movetime, nodes=sl.nodes, depth=sl.depth), self.config.budget.mode, deadline)
+        if limit.equal_time and sl.nodes:
             budget = budget.equal_time(self.config.instances, self.cores)
         root = board.root()
         decision = self.last_decision = self.choose(root.fen(), [m.uci() for m in board.move_stack], budget)
@@ -134,7 +173,8 @@ class EnsemblePlayer:
         if info is not None and chosen is not None:
             info(chosen.summary(nodes, seconds))
         return Played.of(chosen, decision.move, seconds, nodes,
-                         f"votes {votes}" if votes else f"fallback: {decision.fallback}", tuple(report))
+                         f"votes {votes}" if votes else f"fallback: {decision.fallback}", tuple(report),
+                         tuple(decision.format().splitlines()[:-1]))  # its last line, bestmove, is the move
 
     def stop(self) -> None:
         self.interrupt()
@@ -143,6 +183,7 @@ class EnsemblePlayer:
                ) -> Decision:
         """The move to play after ``moves`` from ``fen``, within the budget's deadline
         (``budget``, or the file's)."""
+        self.start()
         budget = budget or self.config.budget
         start = time.perf_counter()
         board = chess.Board(fen)
@@ -150,7 +191,7 @@ class EnsemblePlayer:
             board.push_uci(uci)
         if board.is_game_over(claim_draw=False) or not any(board.legal_moves):
             raise ValueError(f"no legal move in {board.fen()}")
-        reports, ballots, deadline = self._instances.search(board, fen, moves, budget, start)
+        reports, ballots, deadline = self.instances.search(board, fen, moves, budget, start)
         if not ballots:
             return self._fallback(board, fen, moves, reports, start, deadline, budget)
         return self._decide(board, reports, ballots, start)
@@ -175,7 +216,7 @@ class EnsemblePlayer:
         def search(candidates: Sequence[str], depth: int) -> dict[str, int]:
             scores = {}
             for move in candidates:
-                result = local.search(board, SearchLimits(depth=depth), searchmoves=[move])
+                result = local.search(board, Limit(depth=depth), searchmoves=[move])
                 scores[move] = result.score_cp
             return scores
         return search
@@ -183,9 +224,9 @@ class EnsemblePlayer:
     def _fallback(self, board: chess.Board, fen: str, moves: Sequence[str], reports: list[InstanceReport],
                   start: float, deadline: float, budget: Budget) -> Decision:
         assert self._local is not None
-        if budget.movetime is not None:
+        if budget.limit.movetime is not None:
             left_ms = int((deadline - time.perf_counter()) * 1000) - 5
-            limits = SearchLimits(movetime=max(FALLBACK_MIN_MS, left_ms))
+            limits = Limit(movetime=max(FALLBACK_MIN_MS, left_ms))
         else:
             limits = budget.limits(1)
         result = self._local.search(board, limits)
@@ -194,3 +235,12 @@ class EnsemblePlayer:
         self._on_event("no instance answered: the coordinator searched alone with the full engine")
         return Decision(result.bestmove, self.config.selection.criterion, board.fen(), tuple(reports), {}, {},
                         None, "no instance answered; full engine searched locally", time.perf_counter() - start)
+
+
+def _cores(config: EnsembleConfig) -> int:
+    """The cores an ensemble is entitled to in equal-time comparisons: one per search thread
+    of each worker (a worker per instance unless the file says otherwise), also when run inline."""
+    threads = [i.threads for i in config.instances] or [1]
+    if config.cluster.workers is None:
+        return sum(threads)
+    return config.cluster.workers * max(threads)

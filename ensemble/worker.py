@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from base.cluster import Resident, worker_address
 from base.errors import ConcilioError
+from players.limits import Limit
 from players.position import Position
-from players.result import SearchLimits, SearchResult
+from players.result import SearchResult
 from players.searcher import Searcher
 
 _INSTANCES: Resident[Searcher] = Resident()
@@ -25,7 +26,7 @@ def create_instance(key: str, instance) -> str:
     """Build the instance's searcher here and load its compiled code (one tiny search),
     so that the first real move does not pay for it.  Returns the worker's address."""
     searcher = instance.make_searcher()
-    searcher.search(None, SearchLimits(depth=1))
+    searcher.search(None, Limit(depth=1))
     searcher.new_game()
     _INSTANCES.put(key, searcher)
     return worker_address()
@@ -38,7 +39,7 @@ def _get(key: str):
     return searcher
 
 
-def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: SearchLimits,
+def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: Limit,
                     margin_probe: bool = False) -> SearchResult:
     """One search from ``fen`` after ``moves`` (the game's history, so repetitions count)."""
     return _get(key).search(Position.from_fen(fen, moves), limits, margin_probe=margin_probe)

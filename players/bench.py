@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluation.spec import FULL_ENGINE, EvalSpec
-from .result import SearchLimits, SearchResult
+from .limits import Limit
+from .result import SearchResult
 from .searcher import Searcher
 
 BENCH_DEPTH = 9
@@ -48,11 +49,11 @@ class BenchResult:
 
 def run_bench(depth: int = BENCH_DEPTH, spec: EvalSpec = FULL_ENGINE, fens: tuple[str, ...] = BENCH_FENS,
               hash_mb: float = BENCH_HASH_MB) -> BenchResult:
-    Searcher(spec, 1).search(fens[0], SearchLimits(depth=1))  # load compiled code before timing
+    Searcher(spec, 1).search(fens[0], Limit(depth=1))  # load compiled code before timing
     results = []
     for fen in fens:
         searcher = Searcher(spec, hash_mb)  # fresh state per position: the signature must not drift
-        results.append(searcher.search(fen, SearchLimits(depth=depth)))
+        results.append(searcher.search(fen, Limit(depth=depth)))
     nodes = sum(r.nodes for r in results)
     elapsed = sum(r.time for r in results)
     return BenchResult(nodes, elapsed, tuple(results))

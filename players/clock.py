@@ -9,14 +9,22 @@ towards the hard one; a best move that has stood for many iterations shrinks it.
 """
 from __future__ import annotations
 
-from players.result import SearchLimits
-
 DEFAULT_OVERHEAD_MS = 50  # kept back from a clock allocation for transport and the GUI
 # Kept back from a GUI's ``go movetime``: the reply's own latency, a few milliseconds for a
 # single searcher (docs/engine-changes.md has the measurement).  A movetime is the GUI's
 # per-move budget with no clock to protect, so (as Stockfish does) the engine takes nearly
 # all of it; the clock's overhead above would halve a 100 ms search.
 MOVETIME_MARGIN_MS = 10
+
+
+def movetime_margin(player_overhead_ms: int, configured_ms: int | None = None) -> int:
+    """What comes off a GUI's ``go movetime``: the Move Overhead the GUI set; else, for a player
+    that keeps back more than a single searcher's default from a clock (one that coordinates
+    workers: their transport is its latency), that whole overhead; else only the reply's own
+    latency, ``MOVETIME_MARGIN_MS``."""
+    if configured_ms is not None:
+        return configured_ms
+    return player_overhead_ms if player_overhead_ms > DEFAULT_OVERHEAD_MS else MOVETIME_MARGIN_MS
 
 
 class TimeManager:
@@ -38,13 +46,13 @@ class TimeManager:
         return max(1, int(min(share, usable / 3)))
 
     @staticmethod
-    def limits(clock_ms: float, increment_ms: float = 0, moves_to_go: int | None = None,
-               overhead_ms: float = DEFAULT_OVERHEAD_MS) -> SearchLimits:
-        """Soft and hard time of one move as search limits."""
+    def times(clock_ms: float, increment_ms: float = 0, moves_to_go: int | None = None,
+              overhead_ms: float = DEFAULT_OVERHEAD_MS) -> tuple[int, int]:
+        """Soft and hard time of one move (ms); ``players.limits.Limit.for_move`` makes them a limit."""
         soft = TimeManager.allocate(clock_ms, increment_ms, moves_to_go, overhead_ms)
         usable = max(1.0, clock_ms - overhead_ms)
         hard = max(soft, int(min(soft * TimeManager.HARD_FACTOR, usable * TimeManager.HARD_SHARE)))
-        return SearchLimits(movetime=hard, soft_movetime=soft)
+        return soft, hard
 
 
 class IterationClock:

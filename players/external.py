@@ -15,10 +15,12 @@ import chess.engine
 
 from base.errors import ConcilioError
 from base.interrupts import deaf_children
-from players.player import InfoCallback, MoveLimits, Played
-from players.result import MATE_CP
+from players.limits import Limit
+from players.player import BasePlayer, InfoCallback, Played, Settings, centipawns
+from players.result import SearchResult
 
 SEARCH_DIRS = ("/usr/games", "/usr/local/games", "/usr/local/bin", "/usr/bin")
+INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV  # what an answer reports
 
 
 class EngineNotFoundError(ConcilioError, FileNotFoundError):
@@ -51,54 +53,88 @@ def open_engine(command: str | list[str], protocol: str = "uci", timeout: float 
         return popen(command, timeout=timeout)
 
 
-class ExternalPlayer:
+class ExternalPlayer(BasePlayer):
     """A UCI or XBoard engine through python-chess (a :class:`players.player.Player`); a
     crash or a hang is answered with an error (the game is forfeited) and the engine is
-    started afresh for the next move or game."""
+    started afresh for the next move or game.  ``hash_mb`` and ``threads`` become the
+    engine's ``Hash`` and ``Threads`` options; it keeps its own move overhead (0 here)."""
 
-    overhead_ms = 0  # the engine keeps its own
+    kind = "uci"
 
     def __init__(self, name: str, command: tuple[str, ...], options: dict, protocol: str = "uci",
                  timeout: float = 10.0) -> None:
-        self.name = name
+        options = dict(options)
+        super().__init__(name, Settings(options.get("Hash"), int(options.get("Threads", 1)), 0))
+        self.kind = protocol
         self.command = list(command)
-        self.options = dict(options)
+        self.options = options
         self.protocol = protocol
         self.timeout = timeout
         self.engine: chess.engine.SimpleEngine | None = None
         self.closed = False
 
-    def _start(self) -> chess.engine.SimpleEngine:
+    def _start(self) -> None:
+        """Start the engine now, so that its first move does not pay for it; one that cannot
+        start is not an error here: its first move says why (a match scores it as a forfeit)."""
+        try:
+            self._engine()
+        except (OSError, chess.engine.EngineError, asyncio.TimeoutError, TimeoutError):
+            self._kill()
+
+    def _configured(self, old: Settings) -> None:
+        new = self._settings
+        changed = {}
+        if new.hash_mb != old.hash_mb and new.hash_mb is not None:
+            changed["Hash"] = int(new.hash_mb)
+        if new.threads != old.threads:
+            changed["Threads"] = new.threads
+        self.options.update(changed)
+        if self.engine is not None and changed:
+            self.engine.configure({k: v for k, v in changed.items() if k in self.engine.options})
+
+    def describe(self) -> str:
+        options = "".join(f" {k}={v}" for k, v in self.options.items())
+        return f"{self.name}: external {self.protocol.upper()} engine {' '.join(self.command)}{options}"
+
+    def _engine(self) -> chess.engine.SimpleEngine:
         if self.closed:  # a match stopping (Ctrl-C) closes its players under the games still running
             raise chess.engine.EngineError("the player is closed")
         if self.engine is None:
             command = list(self.command)
             command[0] = find_engine_binary(command[0]) or command[0]
             self.engine = open_engine(command, self.protocol)
-            if self.options:
-                self.engine.configure(self.options)
+            # The file's options as given (an unknown one is an error); Hash and Threads from
+            # ``configure`` only where the engine has them.
+            options = {k: v for k, v in self.options.items()
+                       if k not in ("Hash", "Threads") or k in self.engine.options}
+            if options:
+                self.engine.configure(options)
         return self.engine
 
     def new_game(self) -> None:
         pass  # python-chess sends ucinewgame when the game object changes
 
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
         start = time.perf_counter()
         try:
-            engine = self._start()
+            engine = self._engine()
         except (OSError, chess.engine.EngineError, asyncio.TimeoutError, TimeoutError) as exc:
             return Played(None, error=f"engine {self.name} could not start: {exc}")
-        if limits.clock is not None:
+        mine, increment = limit.clock(board.turn)
+        if mine is not None and limit.movetime is None:
             white = board.turn == chess.WHITE
-            mine, theirs = limits.clock, limits.opponent_clock or limits.clock
-            limit = chess.engine.Limit(white_clock=mine if white else theirs, black_clock=theirs if white else mine,
-                                       white_inc=limits.increment, black_inc=limits.increment)
-            budget = limits.clock
+            theirs, their_increment = (limit.btime, limit.binc) if white else (limit.wtime, limit.winc)
+            # Both clocks as the engine expects them: a side not given is taken to have the mover's.
+            theirs = mine if theirs is None else theirs
+            their_increment = increment if their_increment is None else their_increment
+            limit = Limit(wtime=mine if white else theirs, btime=theirs if white else mine,
+                          winc=increment if white else their_increment, binc=their_increment if white else increment,
+                          movestogo=limit.movestogo)
+            budget = mine / 1000
         else:
-            limit = chess.engine.Limit(nodes=limits.nodes, depth=limits.depth,
-                                       time=limits.movetime / 1000 if limits.movetime else None)
-            budget = limits.movetime / 1000 if limits.movetime else 0.0
-        coro = engine.protocol.play(board, limit, info=chess.engine.INFO_SCORE | chess.engine.INFO_BASIC)
+            limit = Limit(nodes=limit.nodes, depth=limit.depth, movetime=limit.movetime)
+            budget = limit.movetime / 1000 if limit.movetime else 0.0
+        coro = engine.protocol.play(board, limit.to_engine(), info=INFO)
         future = asyncio.run_coroutine_threadsafe(coro, engine.protocol.loop)
         try:
             result = future.result(timeout=budget + self.timeout)
@@ -113,14 +149,15 @@ class ExternalPlayer:
             else:
                 reason = f"crashed ({type(exc).__name__}: {exc})"
             return Played(None, seconds=time.perf_counter() - start, error=f"engine {self.name} {reason}")
-        score = None
-        pov = result.info.get("score")
-        if pov is not None:
-            s = pov.pov(board.turn)
-            score = s.score(mate_score=MATE_CP)
+        seconds = time.perf_counter() - start
         move = result.move.uci() if result.move else None
-        return Played(move, score, result.info.get("depth"), time.perf_counter() - start, result.info.get("nodes"),
-                      error=None if move else f"engine {self.name} returned no move")
+        if move is None:
+            return Played(None, seconds=seconds, error=f"engine {self.name} returned no move")
+        searched = _as_result(board, move, result.info, seconds)
+        if info is not None and searched.depth:
+            info(searched.summary())
+        score = centipawns(searched) if "score" in result.info else None  # none is made up
+        return Played(move, score, result.info.get("depth"), seconds, result.info.get("nodes"), result=searched)
 
     def stop(self) -> None:
         """A move in progress runs to its own limit (python-chess's ``play`` has no stop)."""
@@ -144,3 +181,20 @@ class ExternalPlayer:
             except Exception:  # noqa: BLE001
                 self._kill()
             self.engine = None
+
+
+def _as_result(board: chess.Board, move: str, info: chess.engine.InfoDict, seconds: float) -> SearchResult:
+    """What an external engine said about its move, as our searches say it (score from the
+    mover's view, mates as moves to mate), so that every player's answer reads the same."""
+    pov = info.get("score")
+    score = pov.pov(board.turn) if pov is not None else None
+    mate = score.mate() if score is not None else None
+    score_cp = 0 if score is None else score.score(mate_score=32_000)
+    pv = tuple(m.uci() for m in info.get("pv", ())) or (move,)
+    if pv[0] != move:
+        pv = (move,)
+    depth = int(info.get("depth", 0))
+    nodes = int(info.get("nodes", 0))
+    return SearchResult(bestmove=move, score_cp=score_cp, mate=mate, pv=pv, depth=depth, root_moves_searched=0,
+                        root_moves=board.legal_moves.count(), seldepth=info.get("seldepth"), nodes=nodes,
+                        time=float(info.get("time", seconds)), fen=board.fen())

@@ -1,61 +1,62 @@
 """One interface for everything that can sit at the board: a single instance, an
-ensemble, the decomposition player, an external engine.
+ensemble, the decomposition player, the cascade, an external engine.
 
-UCI, ``concilio play`` and matches drive any :class:`Player` the same way: a new game,
-a move under :class:`MoveLimits` (a fixed budget, or the mover's clock, which the one
-:class:`TimeManager` turns into a budget), ``stop`` from another thread, ``close``.
-The answer is a :class:`Played` move with its search result and its report.
+UCI, ``concilio play``, matches and notebooks drive any :class:`Player` the same way and
+through nothing else: ``configure`` (hash, threads, move overhead, an ensemble's budget
+mode), ``start`` (workers up, compiled code loaded), ``new_game``, ``play`` a move under a
+:class:`players.limits.Limit` (a fixed budget, or the game's clocks, which
+:meth:`Limit.for_move` turns into this move's time), ``stop`` from another thread,
+``close``.  The answer is a :class:`Played` move with its search result and what the
+player can say about it.  ``ensemble.catalog`` builds every kind from a name or a file.
 """
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, fields, replace
+from typing import Protocol, runtime_checkable
 
 import chess
 
-from players.clock import DEFAULT_OVERHEAD_MS, TimeManager
-from players.result import MATE_CP, IterationInfo, SearchLimits, SearchResult
+from base.errors import ConcilioError
+from evaluation.spec import FULL_ENGINE, EvalSpec
+from players.clock import DEFAULT_OVERHEAD_MS
+from players.limits import Limit
+from players.result import MATE_CP, IterationInfo, SearchResult
 from players.searcher import Searcher
-from players.speed import default_speed_table
+from players.speed import equal_time
 
 InfoCallback = Callable[[IterationInfo], None]
 COORDINATED_OVERHEAD_MS = 150  # players that coordinate Dask workers: submission, transport, selection
+BUDGET_MODES = ("per_instance", "equal_total")
+WARM_UP_DEPTH = 3
+
+
+class PlayerOptionError(ConcilioError, ValueError):
+    """A setting a player does not have, or a value it cannot take."""
 
 
 @dataclass(frozen=True)
-class MoveLimits:
-    """What one move may spend: a fixed budget (``nodes``, ``depth``, ``movetime`` in ms),
-    or the mover's ``clock`` (seconds) with its increment.  ``infinite``: until ``stop``."""
+class Settings:
+    """What :meth:`Player.configure` changes, as the player holds it now.  ``hash_mb``: each of
+    its searchers' transposition table (None: an external engine not told one); ``threads``:
+    the cores it searches on; ``move_overhead_ms``: kept back from each clock allocation;
+    ``budget_mode``: an ensemble's (``per_instance`` or ``equal_total``), None for the others."""
 
-    nodes: int | None = None
-    depth: int | None = None
-    movetime: int | None = None
-    clock: float | None = None
-    increment: float = 0.0
-    opponent_clock: float | None = None
-    moves_to_go: int | None = None
-    infinite: bool = False
-    searchmoves: tuple[str, ...] = ()
-    equal_time: bool = False  # ``nodes`` are the full engine's on one core: each player scales them (players.speed)
-
-    def search_limits(self, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> SearchLimits:
-        """The budget of this move's search; a clock becomes a soft and a hard time here, and nothing
-        at all (or ``infinite``) becomes a search as deep as the searcher goes."""
-        if self.clock is not None and not self.infinite:
-            return TimeManager.limits(self.clock * 1000, self.increment * 1000, self.moves_to_go, overhead_ms)
-        if self.nodes is None and self.depth is None and self.movetime is None:
-            return SearchLimits(depth=127)
-        return SearchLimits(depth=self.depth, nodes=self.nodes, movetime=self.movetime)
+    hash_mb: float | None = 16
+    threads: int = 1
+    move_overhead_ms: int = DEFAULT_OVERHEAD_MS
+    budget_mode: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Played:
     """A player's move and what stands behind it.  ``result`` is the search that chose the
-    move where it is ours (for an ensemble: the chosen instance's); ``report`` holds lines
-    a front end shows as they are (an ensemble's votes); ``error`` is set when there is no
-    legal move to play (the game runner scores it as a forfeit)."""
+    move where it is ours (for an ensemble: the chosen instance's); ``report`` holds short
+    lines a front end shows as they are (UCI's ``info string``: an ensemble's votes);
+    ``explanation`` the player's own account for a person (an ensemble's table of votes and
+    values), see :meth:`explain`; ``error`` is set when there is no legal move to play (the
+    game runner scores it as a forfeit)."""
 
     move: str | None
     score: int | None = None  # centipawns from the mover's view, mates as ±MATE_CP
@@ -66,13 +67,35 @@ class Played:
     report: tuple[str, ...] = field(default=())
     error: str | None = None
     result: SearchResult | None = None
+    explanation: tuple[str, ...] = field(default=())
 
     @classmethod
     def of(cls, result: SearchResult | None, move: str, seconds: float, nodes: int | None = None, note: str = "",
-           report: tuple[str, ...] = ()) -> Played:
+           report: tuple[str, ...] = (), explanation: tuple[str, ...] = ()) -> Played:
         """A move our own search (or the search behind an ensemble's choice) stands behind."""
         return cls(move, None if result is None else centipawns(result), None if result is None else result.depth,
-                   seconds, nodes, note, report, None, result)
+                   seconds, nodes, note, report, None, result, explanation)
+
+    def explain(self) -> str:
+        """Why this move, for a person (``concilio play``, a notebook): the player's own account
+        where it gives one, else its report and the search's score, depth, nodes and principal
+        variation."""
+        if self.explanation:
+            return "\n".join(self.explanation)
+        lines = list(self.report)
+        if self.error:
+            lines.append(f"error: {self.error}")
+        result = self.result
+        if result is not None:
+            seldepth = "" if result.seldepth is None else f" seldepth {result.seldepth}"
+            lines.append(f"score {result.score_text()} depth {result.depth}{seldepth} "
+                         f"nodes {self.nodes if self.nodes is not None else result.nodes} time {self.seconds:.2f} s")
+            if result.pv:
+                lines.append("pv " + " ".join(result.pv))
+        elif self.score is not None:
+            lines.append(f"score {self.score} depth {self.depth if self.depth is not None else '-'} "
+                         f"nodes {self.nodes if self.nodes is not None else '-'} time {self.seconds:.2f} s")
+        return "\n".join(lines)
 
 
 def centipawns(result: SearchResult) -> int:
@@ -82,49 +105,218 @@ def centipawns(result: SearchResult) -> int:
     return MATE_CP if result.mate > 0 else -MATE_CP
 
 
+@runtime_checkable
 class Player(Protocol):
-    """What UCI, ``concilio play`` and matches need of a player."""
+    """What UCI, ``concilio play``, matches and notebooks need of a player, and all they use.
 
-    name: str
-    overhead_ms: int  # the default kept back from a clock allocation
+    Life cycle: built (``ensemble.catalog.build``: no process, no worker yet), ``configure``d,
+    ``start``ed (idempotent; a context manager starts it too), then ``new_game`` / ``play`` /
+    ``stop`` (from another thread, during ``play``) as often as needed, and ``close``d.
+    """
 
-    def new_game(self) -> None: ...
+    @property
+    def name(self) -> str:
+        """The name it plays under (a match's, or the catalog's description)."""
+        ...
 
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played: ...
+    @property
+    def settings(self) -> Settings:
+        """Its hash, threads, move overhead (and budget mode), as configured now."""
+        ...
 
-    def stop(self) -> None: ...
+    def configure(self, *, hash_mb: float | None = None, threads: int | None = None,
+                  move_overhead_ms: int | None = None, budget_mode: str | None = None) -> None:
+        """Change settings (None: keep).  What needs new workers or tables takes effect at the
+        next ``start`` for players that coordinate workers, at once for a single searcher."""
+        ...
 
-    def close(self) -> None: ...
-
-
-class InstancePlayer:
-    """One engine instance (the full engine, or a subset of the categories) as a player."""
-
-    def __init__(self, searcher: Searcher, name: str = "") -> None:
-        self.overhead_ms = DEFAULT_OVERHEAD_MS
-        self.searcher = searcher
-        self.name = name or f"instance ({searcher.spec.letters})"
+    def start(self) -> Player:
+        """Start workers and engines and load compiled code, so that no timed move pays for it."""
+        ...
 
     def new_game(self) -> None:
-        self.searcher.new_game()
+        """Forget the last game (hash tables, histories)."""
+        ...
 
-    def warm_up(self) -> None:
-        """Numba loads each compiled function on its first call: pay that now (at UCI
-        ``isready``), not inside the first timed move."""
-        self.searcher.search(chess.Board(), SearchLimits(depth=3))
-        self.searcher.new_game()
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+        """A move for ``board`` (its move stack is the game so far) within ``limit``."""
+        ...
 
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+    def stop(self) -> None:
+        """Make a ``play`` running in another thread answer now."""
+        ...
+
+    def close(self) -> None:
+        """Stop workers and engines for good."""
+        ...
+
+    def describe(self) -> str:
+        """What this player is, for a person: its kind, its parts, where it runs."""
+        ...
+
+    def __enter__(self) -> Player: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class BasePlayer:
+    """What every implementation of :class:`Player` shares: its name and settings, checked
+    ``configure``, an idempotent ``start``, the context manager.  Subclasses set ``kind`` and
+    implement ``_start``, ``_configured`` (apply changed settings), ``play``, ``new_game``,
+    ``stop``, ``close``."""
+
+    kind = ""
+
+    def __init__(self, name: str, settings: Settings) -> None:
+        self._name = name
+        self._settings = settings
+        self._started = False
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def configure(self, *, hash_mb: float | None = None, threads: int | None = None,
+                  move_overhead_ms: int | None = None, budget_mode: str | None = None) -> None:
+        changes = {k: v for k, v in (("hash_mb", hash_mb), ("threads", threads),
+                                     ("move_overhead_ms", move_overhead_ms), ("budget_mode", budget_mode))
+                   if v is not None}
+        check_settings(self.kind, self._name, changes, self._settings)
+        old = self._settings
+        self._settings = replace(old, **changes)
+        if self._settings != old:
+            self._configured(old)
+
+    def _configured(self, old: Settings) -> None:
+        """Apply the settings that changed from ``old`` (default: nothing to do now)."""
+
+    def start(self) -> BasePlayer:
+        if not self._started:
+            self._start()
+            self._started = True
+        return self
+
+    def _start(self) -> None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self._name
+
+    def __enter__(self) -> BasePlayer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+def check_settings(kind: str, name: str, changes: dict, current: Settings) -> None:
+    """Refuse a setting the player lacks or a value out of range, naming both."""
+    known = {f.name for f in fields(Settings)}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise PlayerOptionError(f"{name}: no setting {', '.join(unknown)} (settings: {', '.join(sorted(known))})")
+    hash_mb = changes.get("hash_mb")
+    if hash_mb is not None and (isinstance(hash_mb, bool) or not isinstance(hash_mb, (int, float)) or hash_mb <= 0):
+        raise PlayerOptionError(f"{name}: hash_mb must be a positive number of MB, got {hash_mb!r}")
+    for key, low in (("threads", 1), ("move_overhead_ms", 0)):
+        value = changes.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise PlayerOptionError(f"{name}: {key} must be an integer of at least {low}, got {value!r}")
+    mode = changes.get("budget_mode")
+    if mode is not None:
+        if current.budget_mode is None:
+            raise PlayerOptionError(f"{name}: budget_mode is an ensemble's setting; this player is {kind or 'not one'}")
+        if mode not in BUDGET_MODES:
+            raise PlayerOptionError(f"{name}: budget_mode must be {' or '.join(BUDGET_MODES)}, got {mode!r}")
+
+
+def instance_name(spec: EvalSpec) -> str:
+    """How a single instance is named where nothing names it: ``full engine (MBXKPAR)`` or ``instance (MKP)``."""
+    return f"full engine ({spec.letters})" if spec == FULL_ENGINE else f"instance ({spec.letters})"
+
+
+class InstancePlayer(BasePlayer):
+    """One engine instance (the full engine, or a subset of the categories) as a player; with
+    ``threads`` above 1 the instance is an ABDADA search on that many threads of this process."""
+
+    kind = "instance"
+
+    def __init__(self, spec: EvalSpec = FULL_ENGINE, name: str = "", *, hash_mb: float = 16, threads: int = 1,
+                 searcher: Searcher | None = None) -> None:
+        super().__init__(name or instance_name(spec), Settings(hash_mb, threads, DEFAULT_OVERHEAD_MS))
+        self.spec = spec
+        self._searcher = searcher  # given: used as it is (its table, its options)
+
+    def _make_searcher(self):
+        settings = self._settings
+        if settings.threads > 1:
+            from players.decomposition.team import TeamSearcher  # the players layer's parallel search
+            return TeamSearcher(self.spec, settings.threads, settings.hash_mb or 16)
+        return Searcher(self.spec, settings.hash_mb or 16)
+
+    def _start(self) -> None:
+        if self._searcher is None:
+            self._searcher = self._make_searcher()
+        # Numba loads each compiled function on its first call: pay that now (at UCI
+        # ``isready``, before a match's first timed move), not inside the first timed move.
+        self._searcher.search(chess.Board(), Limit(depth=WARM_UP_DEPTH))
+        self._searcher.new_game()
+
+    def _configured(self, old: Settings) -> None:
+        searcher = self._searcher
+        if searcher is None:
+            return  # built at start with the new settings
+        settings = self._settings
+        if settings.threads != old.threads:
+            self._close_searcher()
+            self._searcher = self._make_searcher()
+        elif settings.hash_mb != old.hash_mb:
+            if isinstance(searcher, Searcher):
+                searcher.resize_hash(settings.hash_mb or 16)
+            else:
+                self._close_searcher()
+                self._searcher = self._make_searcher()
+
+    def describe(self) -> str:
+        weights = " ".join(f"{c}={w:g}" for c, w in zip("MBXKPAR", self.spec.weights) if self.spec.uses(c))
+        threads = f", ABDADA on {self._settings.threads} threads" if self._settings.threads > 1 else ""
+        return f"{self.name}: the searcher with {self.spec.letters} (weights {weights}); hash " \
+               f"{self._settings.hash_mb:g} MB{threads}"
+
+    def new_game(self) -> None:
+        self.start()
+        assert self._searcher is not None
+        self._searcher.new_game()
+
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+        self.start()
+        assert self._searcher is not None
         start = time.perf_counter()
-        search_limits = limits.search_limits(self.overhead_ms)
-        if limits.equal_time and search_limits.nodes:
-            search_limits = SearchLimits(nodes=default_speed_table().instance_nodes(self.searcher.spec,
-                                                                                   search_limits.nodes))
-        result = self.searcher.search(board, search_limits, info=info, searchmoves=limits.searchmoves or None)
+        search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms), self.spec)
+        result = self._searcher.search(board, search_limit, info=info, searchmoves=search_limit.searchmoves or None)
         return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes)
 
     def stop(self) -> None:
-        self.searcher.stop()
+        if self._searcher is not None:
+            self._searcher.stop()
+
+    def _close_searcher(self) -> None:
+        close = getattr(self._searcher, "close", None)  # a TeamSearcher's threads; a Searcher has nothing to close
+        if close is not None:
+            close()
 
     def close(self) -> None:
-        pass
+        self._close_searcher()
+        self._searcher = None
+        self._started = False

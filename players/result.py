@@ -1,64 +1,11 @@
-"""What a search is asked for and what it returns: small values that pickle cleanly,
-because they cross process boundaries (Dask workers, the suite store)."""
+"""What a search returns: small values that pickle cleanly, because they cross process
+boundaries (Dask workers, the suite store).  What it is asked for is a
+:class:`players.limits.Limit`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from base.errors import ConcilioError
-
 MATE_CP = 10_000  # a mate counts as this many centipawns wherever scores are compared or added
-
-
-class SearchLimitError(ConcilioError, ValueError):
-    """Limits that cannot bound a search (negative, zero, or none at all)."""
-
-
-@dataclass(frozen=True)
-class SearchLimits:
-    """Stop at the first limit reached.  ``movetime`` is in milliseconds.
-
-    Under ``depth`` or ``nodes`` alone a search is deterministic: the same position
-    and limit give the same move, score and node count.
-    """
-
-    depth: int | None = None
-    nodes: int | None = None
-    movetime: int | None = None
-    # Clock play: the time a move should take (ms).  Iterative deepening starts no new
-    # iteration past it (scaled by how unsettled the search is); ``movetime`` stays the
-    # hard stop.  Players that cannot stop between iterations use :meth:`fixed`.
-    soft_movetime: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("depth", "nodes", "movetime", "soft_movetime"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise SearchLimitError(f"{name} must be an integer, got {value!r}")
-            if value <= 0:
-                raise SearchLimitError(f"{name} must be positive, got {value}")
-        if self.depth is None and self.nodes is None and self.movetime is None:
-            raise SearchLimitError("no limit given: set depth, nodes or movetime")
-        if self.soft_movetime is not None and (self.movetime is None or self.soft_movetime > self.movetime):
-            raise SearchLimitError(f"soft_movetime {self.soft_movetime} needs a movetime at least as long "
-                                   f"(got {self.movetime})")
-
-    def fixed(self) -> SearchLimits:
-        """These limits with the soft time as the whole budget: for players that search
-        to a deadline rather than iteration by iteration (ensembles, decomposition)."""
-        if self.soft_movetime is None:
-            return self
-        return SearchLimits(depth=self.depth, nodes=self.nodes, movetime=self.soft_movetime)
-
-    @property
-    def deterministic(self) -> bool:
-        return self.movetime is None
-
-    def __str__(self) -> str:
-        parts = [f"{n}={getattr(self, n)}" for n in ("depth", "nodes", "movetime", "soft_movetime")
-                 if getattr(self, n) is not None]
-        return " ".join(parts)
 
 
 @dataclass(frozen=True)

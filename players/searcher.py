@@ -26,8 +26,9 @@ from .core.movepick import score_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
 from .core.search import INF, MATE, MATE_BOUND, search_root
 from .core.tt import BOUND_EXACT, clear_table, entry_move, new_table, tt_probe, tt_store
+from .limits import Limit
 from .position import Position
-from .result import IterationInfo, SearchLimits, SearchResult
+from .result import IterationInfo, SearchResult
 
 InfoCallback = Callable[[IterationInfo], None]
 MARGIN_CAP = 200  # centipawns: a best move this far ahead of the rest is simply 'clear'
@@ -125,7 +126,7 @@ class Searcher:
             with self._deadline_lock:
                 self._deadline_id += 1
 
-    def search(self, position: Position | chess.Board | str | None, limits: SearchLimits,
+    def search(self, position: Position | chess.Board | str | None, limits: Limit,
                info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
                margin_probe: bool = False, clear_stop: bool = True) -> SearchResult:
         """Iterative deepening until a limit is reached.
@@ -184,7 +185,7 @@ class Searcher:
         root_moves[:n_root] = ctx[C_MOVES][0][:n_root][order]
         return root_moves, int(n_root)
 
-    def _probe_margin(self, pos: Position, result: SearchResult, limits: SearchLimits,
+    def _probe_margin(self, pos: Position, result: SearchResult, limits: Limit,
                       start: float) -> SearchResult:
         """Search every root move but the best at depth D−2 in the window
         [score − MARGIN_CAP, score]: the fail-soft result bounds the second-best
@@ -222,7 +223,7 @@ class Searcher:
         second = None if stopped else max(int(min(score, result.score_cp)), result.score_cp - MARGIN_CAP)
         return replace(result, second_score=second, nodes=nodes, time=time.perf_counter() - start)
 
-    def _iterate(self, pos: Position, max_depth: int, limits: SearchLimits, start: float,
+    def _iterate(self, pos: Position, max_depth: int, limits: Limit, start: float,
                  info: InfoCallback | None, searchmoves: Sequence[str] | None = None) -> SearchResult:
         arrays = pos.arrays
         ctx = self.ctx

@@ -25,13 +25,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from base.errors import ConcilioError
 from base.fingerprint import engine_fingerprint
 from evaluation.spec import EvalSpec
+from players.limits import Limit
 
 
 log = logging.getLogger("concilio.speed")
@@ -68,11 +69,12 @@ class SpeedTable:
                                   "run concilio speed-table")
         return self.teams[key]
 
-    def instance_nodes(self, spec: EvalSpec, nodes: int, cores_share: float = 1.0) -> int:
-        return max(1, round(nodes * self.instance(spec) * min(1.0, cores_share)))
-
-    def team_nodes(self, algorithm: str, workers: int, nodes: int) -> int:
-        return max(1, round(nodes * self.team(algorithm, workers)))
+    def speed(self, spec: EvalSpec | None = None, algorithm: str = "abdada", workers: int = 1,
+              cores_share: float = 1.0) -> float:
+        """Nodes per second relative to the full engine on one core, of a search with ``spec``'s
+        evaluation (None: the team's own, measured as a whole) on ``workers`` threads of
+        ``algorithm``, given ``cores_share`` of the cores it needs (at most all of them)."""
+        return (1.0 if spec is None else self.instance(spec)) * self.team(algorithm, workers) * min(1.0, cores_share)
 
     def to_json(self) -> str:
         return json.dumps({"measured": self.measured, "engine": self.engine, "bench": self.bench,
@@ -133,3 +135,17 @@ def default_speed_table() -> SpeedTable:
             log.warning(warning)
         _DEFAULT = table
     return _DEFAULT
+
+
+def equal_time(limit: Limit, spec: EvalSpec | None = None, *, algorithm: str = "abdada", workers: int = 1,
+               cores_share: float = 1.0) -> Limit:
+    """The one place where a time-equivalent node budget is made: a limit marked ``equal_time``
+    (its nodes the full engine's on one core) becomes the nodes this search does in that time,
+    ``nodes × speed`` (:meth:`SpeedTable.speed`, the shipped table).  Every player calls it with
+    what it is: an instance its ``spec``; a decomposition team its ``algorithm`` and ``workers``;
+    an ensemble each instance, with its threads and its share of the cores.  Any other limit is
+    returned as it is (and the table is not read)."""
+    if not limit.equal_time or limit.nodes is None:
+        return limit
+    speed = default_speed_table().speed(spec, algorithm, workers, cores_share)
+    return replace(limit, nodes=max(1, round(limit.nodes * speed)), equal_time=False)

@@ -17,12 +17,12 @@ from pathlib import Path
 from base.fingerprint import ROOT, engine_fingerprint
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.bench import BENCH_FENS, run_bench
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
 from players.speed import SpeedTable
 
 
-def _timed(searcher: Searcher, fen: str, limits: SearchLimits) -> tuple[float, int]:
+def _timed(searcher: Searcher, fen: str, limits: Limit) -> tuple[float, int]:
     searcher.new_game()
     r = searcher.search(fen, limits)
     return r.time, r.nodes
@@ -35,10 +35,10 @@ def mask_speeds(masks: Sequence[int], nodes: int = 20000, rounds: int = 2, fens:
     change of the machine's speed, which on a shared machine comes within seconds, falls on
     both alike."""
     full = Searcher(FULL_ENGINE, 16)
-    _timed(full, fens[0], SearchLimits(nodes=500))  # compiled code loaded before any timing
+    _timed(full, fens[0], Limit(nodes=500))  # compiled code loaded before any timing
     ratios: dict[int, list[float]] = {m: [] for m in masks}
     rng = random.Random(seed)
-    limits = SearchLimits(nodes=nodes)
+    limits = Limit(nodes=nodes)
     for r in range(rounds):
         order = list(masks)
         rng.shuffle(order)
@@ -67,10 +67,10 @@ def team_speed(decomposition: str, movetime: int = 500, rounds: int = 3, fens: S
     from players.decomposition.player import DecompositionPlayer
     config = load_decomposition(decomposition)
     single = Searcher(FULL_ENGINE, config.search.hash_mb)
-    limits = SearchLimits(movetime=movetime)
+    limits = Limit(movetime=movetime)
     ratios = []
     with DecompositionPlayer(config) as team:
-        team.search(chess.Board(), SearchLimits(depth=4))  # workers warm
+        team.search(chess.Board(), Limit(depth=4))  # workers warm
 
         def run_team(fen: str) -> tuple[float, int]:
             team.new_game()

@@ -19,12 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from base.config import (ConfigError, YamlSource, check_keys, get_bool, get_int, get_number, load_checked,
-                             load_yaml)
+from base.config import (ConfigError, YamlSource, check_keys, check_kind, get_bool, get_int, get_number,
+                         load_checked)
 from ensemble.config import EnsembleConfig, load_ensemble
 from players.decomposition.config import DecompositionConfig, load_decomposition
 
-TOP_KEYS = {"name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous", "in_process"}
+TOP_KEYS = {"kind", "name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous",
+            "in_process"}
 UNANIMOUS = ("play", "widen", "search")
 
 
@@ -39,15 +40,6 @@ class CascadeConfig:
     source: str = ""
 
 
-def is_cascade_file(path: Path) -> bool:
-    """Whether a config file describes a cascade (it names phase 1's ensemble and a share)."""
-    try:
-        data = load_yaml(path).data
-    except ConfigError:
-        return False
-    return isinstance(data, dict) and "ensemble" in data and "decomposition" in data
-
-
 def load_cascade(path: str | Path | None = None, text: str | None = None) -> CascadeConfig:
     """Read and validate a cascade file (and the two files it names); ``ConfigError`` lists every problem."""
     return load_checked(path, text, "cascade", lambda src, folder, given: _parse(src))
@@ -58,6 +50,7 @@ def _parse(src: YamlSource) -> CascadeConfig | None:
     if not isinstance(data, dict):
         raise ConfigError([f"{src.name}: expected a mapping"])
     check_keys(src, data, (), TOP_KEYS)
+    check_kind(src, data, "cascade")
     ensemble = decomposition = None
     for key in ("ensemble", "decomposition"):
         if key not in data:

@@ -11,46 +11,58 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import chess
 
 from ensemble.config import Budget
 from ensemble.player import EnsemblePlayer
 from players.decomposition.player import DecompositionPlayer
-from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
-from players.result import SearchLimits
+from players.limits import Limit
+from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
+from players.speed import equal_time
 from ensemble.cascade.config import CascadeConfig
 
 INFINITE_PHASE1_MS = 1000  # ``go infinite``: phase 1 gets this long, phase 2 runs until stop
 
 
-class CascadePlayer:
+class CascadePlayer(BasePlayer):
     """Phase 1 on the ensemble's workers, phase 2 on the decomposition's (a
     :class:`players.player.Player`)."""
 
-    overhead_ms = COORDINATED_OVERHEAD_MS
+    kind = "cascade"
 
-    def __init__(self, config: CascadeConfig) -> None:
-        self.config = config
+    def __init__(self, config: CascadeConfig, name: str = "") -> None:
         d = config.decomposition
-        self.name = (f"cascade {config.name} ({config.ensemble.notation} {config.ensemble.selection.criterion} -> "
-                     f"{d.algorithm} x{d.workers}, share {config.share:g})")
+        super().__init__(name or (f"cascade {config.name} ({config.ensemble.notation} "
+                                  f"{config.ensemble.selection.criterion} -> {d.algorithm} x{d.workers}, "
+                                  f"share {config.share:g})"),
+                         Settings(d.search.hash_mb, d.workers, COORDINATED_OVERHEAD_MS, config.ensemble.budget.mode))
+        self.config = config
         self.ensemble = EnsemblePlayer(config.ensemble)
         self.decomposition = DecompositionPlayer(config.decomposition)
         self._stopped = threading.Event()
 
-    def start(self) -> CascadePlayer:
+    def _start(self) -> None:
         self.ensemble.start()
         self.decomposition.start()
-        return self
 
-    def __enter__(self) -> CascadePlayer:
-        return self.start()
+    def _configured(self, old: Settings) -> None:
+        """Phase 1's budget mode; both phases' tables and sizes (at the next start)."""
+        new = self._settings
+        self.ensemble.configure(hash_mb=new.hash_mb, budget_mode=new.budget_mode,
+                                threads=new.threads if new.threads != old.threads else None)
+        self.decomposition.configure(hash_mb=new.hash_mb, threads=new.threads)
+        self.config = replace(self.config, ensemble=self.ensemble.config, decomposition=self.decomposition.config)
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def describe(self) -> str:
+        d = self.config.decomposition
+        return (f"{self.name}\nphase 1 ({self.config.share:g} of the budget):\n{self.ensemble.describe()}\n"
+                f"phase 2: {d.algorithm} on {d.workers} workers over the candidates "
+                f"(unanimous: {self.config.unanimous}, max candidates {self.config.max_candidates or 'all'})")
 
     def new_game(self) -> None:
+        self.start()
         self.ensemble.new_game()
         self.decomposition.new_game()
 
@@ -62,35 +74,38 @@ class CascadePlayer:
     def close(self) -> None:
         self.ensemble.close()
         self.decomposition.close()
+        self._started = False
 
-    def budgets(self, limits: SearchLimits, equal_time: bool = False) -> tuple[Budget, SearchLimits | None]:
-        """Phase 1's budget (per instance) and phase 2's limits (for the whole team; None:
+    def budgets(self, limit: Limit) -> tuple[Budget, Limit | None]:
+        """Phase 1's budget (per instance) and phase 2's limit (for the whole team; None:
         the time that is left, known only once phase 1 is over).  Nodes count per worker, as
         an ensemble's count per instance: phase 2's team gets ``workers`` times its share.
         With ``equal_time`` the nodes are the full engine's on one core, and each phase gets
-        what its searches do in its share of that time (``players.speed``)."""
+        what its searches do in its share of that time (``players.speed.equal_time``)."""
         share, mode = self.config.share, self.config.ensemble.budget.mode
-        if limits.movetime is not None:
-            return Budget(movetime=max(1, int(share * limits.movetime)), mode=mode), None
-        if limits.nodes is not None and equal_time:
-            phase1 = Budget(nodes=max(1, int(share * limits.nodes)), mode=mode).equal_time(
+        if limit.movetime is not None:
+            return Budget(Limit(movetime=max(1, int(share * limit.movetime))), mode), None
+        if limit.nodes is not None and limit.equal_time:
+            phase1 = Budget(Limit(nodes=max(1, int(share * limit.nodes))), mode).equal_time(
                 self.config.ensemble.instances, self.ensemble.cores)
-            team = self.decomposition.team_nodes(max(1, int((1 - share) * limits.nodes)))
-            return phase1, SearchLimits(nodes=team)
-        if limits.nodes is not None:
-            team = max(1, int((1 - share) * limits.nodes * self.config.decomposition.workers))
-            return Budget(nodes=max(1, int(share * limits.nodes)), mode=mode), SearchLimits(nodes=team)
-        return Budget(depth=limits.depth, mode=mode), SearchLimits(depth=limits.depth)
+            d = self.config.decomposition
+            team = equal_time(Limit(nodes=max(1, int((1 - share) * limit.nodes)), equal_time=True),
+                              algorithm=d.algorithm, workers=d.workers)
+            return phase1, team
+        if limit.nodes is not None:
+            team = max(1, int((1 - share) * limit.nodes * self.config.decomposition.workers))
+            return Budget(Limit(nodes=max(1, int(share * limit.nodes))), mode), Limit(nodes=team)
+        return Budget(Limit(depth=limit.depth), mode), Limit(depth=limit.depth)
 
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+        self.start()
         start = time.perf_counter()
         self._stopped.clear()
-        sl = limits.search_limits(self.overhead_ms).fixed()
-        infinite = sl.depth == 127 and sl.movetime is None and sl.nodes is None
-        if infinite:
-            phase1, phase2 = Budget(movetime=INFINITE_PHASE1_MS), SearchLimits(depth=64)
+        sl = limit.for_move(board.turn, self._settings.move_overhead_ms).fixed()
+        if sl.unbounded:
+            phase1, phase2 = Budget(Limit(movetime=INFINITE_PHASE1_MS)), Limit()
         else:
-            phase1, phase2 = self.budgets(sl, limits.equal_time)
+            phase1, phase2 = self.budgets(sl)
         root = board.root()
         decision = self.ensemble.choose(root.fen(), [m.uci() for m in board.move_stack], phase1)
         ranked = sorted(decision.values or {decision.move: 0.0},
@@ -114,7 +129,7 @@ class CascadePlayer:
         if phase2 is None:  # a movetime: phase 2 has what phase 1 left
             assert sl.movetime is not None
             left = sl.movetime - int((time.perf_counter() - start) * 1000)
-            phase2 = SearchLimits(movetime=max(1, left))
+            phase2 = Limit(movetime=max(1, left))
         result = self.decomposition.search(board, phase2, root_moves)
         move = result.bestmove if result.bestmove in candidates or not root_moves else decision.move
         seconds = time.perf_counter() - start

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from base.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, get_bool, get_int,
-                             load_checked, load_yaml)
+from base.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, check_kind, get_bool, get_int,
+                         load_checked)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
 
-TOP_KEYS = {"name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
+TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster"}
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
@@ -59,15 +59,6 @@ class DecompositionConfig:
                 "null_window": self.null_window, "speculative": self.speculative, "margin": self.margin}
 
 
-def is_decomposition_file(path: Path) -> bool:
-    """Whether a config file describes a decomposition player (it names an algorithm)."""
-    try:
-        data = load_yaml(path).data
-    except ConfigError:
-        return False
-    return isinstance(data, dict) and "algorithm" in data
-
-
 def load_decomposition(path: str | Path | None = None, text: str | None = None, **overrides) -> DecompositionConfig:
     """Read and validate a decomposition file; ``ConfigError`` lists every problem."""
     return load_checked(path, text, "decomposition", lambda src, folder, given: decomposition_from(src, src.data,
@@ -82,6 +73,7 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         raise ConfigError([f"{src.name}: expected a mapping"])
     data = {**data, **overrides}
     check_keys(src, data, (), TOP_KEYS)
+    check_kind(src, data, "decomposition")
     algorithm = data.get("algorithm")
     if algorithm not in ALGORITHMS:
         src.problem(("algorithm",), f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")

@@ -111,7 +111,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     ``depth`` from this worker's own table, after importing the others' deepest entries;
     returns this worker's deepest entries for the next exchange."""
     from players.core.tt import tt_export, tt_import
-    from players.result import SearchLimits
+    from players.limits import Limit
     searcher = searcher_for(key, options)
     if imported is not None and imported[0].size:
         tt_import(searcher.tt, imported[0], imported[1])
@@ -119,7 +119,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     with _LOCK:
         _RUNNING[job] = searcher
     try:
-        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth))
+        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth))
     finally:
         with _LOCK:
             _RUNNING.pop(job, None)
@@ -133,7 +133,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
-    from players.result import SearchLimits
+    from players.limits import Limit
     searcher = searcher_for(key, options)
     start = time.perf_counter()
     with _LOCK:
@@ -143,7 +143,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
         searcher.reset_stop()
         _RUNNING[job] = searcher
     try:
-        result = searcher.search(Position.from_fen(fen, moves), SearchLimits(depth=depth, nodes=nodes or None),
+        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
                                  searchmoves=searchmoves or None, clear_stop=False)
     finally:
         with _LOCK:
@@ -197,14 +197,14 @@ def warm() -> str:
     with and without a shared bound), so that no job pays for it (compiling afresh, after the
     search's source changed, takes seconds)."""
     from players.core.tt import new_table
-    from players.result import SearchLimits
+    from players.limits import Limit
     from .shared_searcher import SharedSearcher
     searcher = SearcherConfig().make_searcher()
-    searcher.search(None, SearchLimits(depth=1))
+    searcher.search(None, Limit(depth=1))
     node = Position.from_fen(moves=("e2e4",))
     searcher.search_node(node, 1, 1, -32001, 32001)
     searcher.search_node(node, 1, 1, -32001, 32001, share_bound=True)
-    SharedSearcher(hash_mb=1, table=new_table(1), defer=True).search(None, SearchLimits(depth=1))
+    SharedSearcher(hash_mb=1, table=new_table(1), defer=True).search(None, Limit(depth=1))
     return worker_address()
 
 

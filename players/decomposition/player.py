@@ -9,22 +9,25 @@ from dataclasses import replace
 
 import chess
 
-from players.player import COORDINATED_OVERHEAD_MS, InfoCallback, MoveLimits, Played
-from players.result import SearchLimits, SearchResult
+from players.limits import Limit
+from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
+from players.result import SearchResult
 from players.searcher import mate_in_moves
+from players.speed import equal_time
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
 from .runner import DaskRunner, InlineRunner, ThreadRunner
 
 
-class DecompositionPlayer:
+class DecompositionPlayer(BasePlayer):
     """The workers search one tree (a :class:`players.player.Player`)."""
 
-    overhead_ms = COORDINATED_OVERHEAD_MS
+    kind = "decomposition"
 
-    def __init__(self, config: DecompositionConfig, runner=None) -> None:
+    def __init__(self, config: DecompositionConfig, runner=None, name: str = "") -> None:
+        super().__init__(name or f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)",
+                         Settings(config.search.hash_mb, config.workers, COORDINATED_OVERHEAD_MS))
         self.config = config
-        self.name = f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
         self._runner = runner
         self._own = runner is None
         self._game = uuid.uuid4().hex[:8]
@@ -32,7 +35,7 @@ class DecompositionPlayer:
         self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
 
-    def start(self) -> "DecompositionPlayer":
+    def _start(self) -> None:
         if self._runner is None:
             if self.config.in_process and self.config.workers > 1:
                 self._runner = ThreadRunner(self.config.workers)
@@ -41,19 +44,26 @@ class DecompositionPlayer:
             else:
                 self._runner = InlineRunner()
             self._options()
-        return self
 
-    def __enter__(self) -> "DecompositionPlayer":
-        return self.start()
+    def _configured(self, old: Settings) -> None:
+        """The searchers' table and the number of workers, from the next start on."""
+        new = self._settings
+        self.config = replace(self.config, workers=new.threads,
+                              search=replace(self.config.search, hash_mb=float(new.hash_mb or 16)))
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def describe(self) -> str:
+        c = self.config
+        where = ("threads of this process" if c.in_process else f"Dask workers at {c.scheduler}" if c.scheduler
+                 else "local Dask workers")
+        return (f"{self.name}: {c.algorithm} on {c.workers} {where}, evaluation {c.search.mask}, hash "
+                f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
 
     @property
     def runner(self):
         return self._runner
 
     def new_game(self) -> None:
+        self.start()
         if self._runner is not None:
             self._runner.drop_prefix(self._game)
             self._release_table()
@@ -84,7 +94,7 @@ class DecompositionPlayer:
         if self.master is not None:
             self.master.abort()
 
-    def search(self, board: chess.Board, limits: SearchLimits, searchmoves: tuple[str, ...] = ()) -> SearchResult:
+    def search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
         ends the search and the last completed iteration answers.  ``searchmoves``
         restricts the root (abdada and shared-table lazy SMP only)."""
@@ -120,21 +130,14 @@ class DecompositionPlayer:
                             root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
                             time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
 
-    def team_nodes(self, nodes: int) -> int:
-        """The team's nodes in the time the full engine searches ``nodes`` on one core."""
-        from players.speed import default_speed_table
-        return default_speed_table().team_nodes(self.config.algorithm, self.config.workers, nodes)
-
-    def play(self, board: chess.Board, limits: MoveLimits, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
+        self.start()
         start = time.perf_counter()
-        search_limits = limits.search_limits(self.overhead_ms).fixed()
-        if search_limits.depth == 127:
-            search_limits = SearchLimits(depth=64)  # until stop: deeper than any search gets
-        if limits.equal_time and search_limits.nodes:
-            search_limits = SearchLimits(nodes=self.team_nodes(search_limits.nodes))
-        result = self.search(board, search_limits, limits.searchmoves)
+        search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms).fixed(),
+                                  algorithm=self.config.algorithm, workers=self.config.workers)
+        result = self.search(board, search_limit, search_limit.searchmoves)
         if info is not None:
             for it in result.iterations:
                 info(it)
@@ -147,3 +150,4 @@ class DecompositionPlayer:
         if self._own and self._runner is not None:
             self._runner.close()
         self._runner = None
+        self._started = False

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 import chess
 
 from evaluation.spec import EvalSpec
+from players.limits import Limit
 from players.position import Position
-from players.result import SearchLimits, SearchResult
+from players.result import SearchResult
 from .config import DecompositionConfig
 from .jobs import SearcherConfig
 from .player import DecompositionPlayer
@@ -30,7 +31,7 @@ class TeamSearcher:
                                      in_process=True)
         self.player = DecompositionPlayer(config).start()
 
-    def search(self, position: Position | chess.Board | str | None, limits: SearchLimits, info=None, *,
+    def search(self, position: Position | chess.Board | str | None, limits: Limit, info=None, *,
                searchmoves: Sequence[str] | None = None, margin_probe: bool = False,
                clear_stop: bool = True) -> SearchResult:
         board = _board(position)

@@ -93,6 +93,7 @@ def test_no_shipped_config_reads_outside_the_package():
 
 def test_every_shipped_config_loads_with_its_kind():
     """A shipped file that its command would refuse is a defect nobody sees until they run it."""
+    from ensemble.catalog import describe
     from ensemble.config import load_ensemble
     from ensemble.cascade.config import load_cascade
     from players.decomposition.config import load_decomposition
@@ -101,7 +102,7 @@ def test_every_shipped_config_loads_with_its_kind():
     from tournaments.speedup.run import load_speedup
     from tournaments.suite.config import load_suite
     loaders = {"ensembles": load_ensemble, "cascade": load_cascade, "decomposition": load_decomposition,
-               "tuning": load_autotune, "tournaments": load_match, "suites": load_suite}
+               "tuning": load_autotune, "tournaments": load_match, "suites": load_suite, "engines": describe}
     seen = set()
     for path in sorted(packaged("configs").rglob("*.yaml")):
         kind = path.parent.name

@@ -69,6 +69,37 @@ def test_play_prints_instances_votes_and_bestmove(tmp_path):
     assert text.strip().splitlines()[-1] == "bestmove a1a8"  # both instances see the back-rank mate
 
 
+@pytest.mark.parametrize("player, says", [
+    ("MKP", "instance (MKP): the searcher with MKP"),
+    ("abdada-in-process", "decomposition abdada-in-process (abdada, 2 workers): abdada on 2 threads of this process"),
+])
+def test_play_works_for_an_instance_and_a_decomposition(player, says):
+    out = run("play", player, "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "--nodes", "3000")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith(says) and "Limit: nodes=3000" in lines
+    assert any(line.startswith("info depth 1 ") for line in lines)  # the search's iterations
+    assert lines[-2] == "pv a1a8" and lines[-1] == "bestmove a1a8"
+
+
+def test_play_works_for_an_external_engine(tmp_path):
+    engine = tmp_path / "ours.yaml"
+    engine.write_text(f"kind: uci\nname: ours\ncommand: ['{sys.executable}', -m, concilio, uci, MB]\ntimeout: 60\n")
+    out = run("play", str(engine), "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "--depth", "3")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == f"ours: external UCI engine {sys.executable} -m concilio uci MB"
+    assert "score mate 1 depth 3" in out.stdout and lines[-2] == "pv a1a8" and lines[-1] == "bestmove a1a8"
+
+
+def test_play_refuses_what_the_player_does_not_have():
+    out = run("play", "MKP", "--criterion", "majority")
+    assert out.returncode == 2
+    assert "a selection criterion is an ensemble's; this player's kind is instance" in out.stderr
+    out = run("play", "abdada-in-process", "--budget-mode", "equal_total")
+    assert out.returncode == 2 and "budget_mode is an ensemble's setting" in out.stderr
+
+
 def test_play_reports_a_bad_file_with_line_and_field(tmp_path):
     config = tmp_path / "bad.yaml"
     config.write_text("instances: [MB]\nselection: {criterion: plurality}\n")

@@ -12,6 +12,7 @@ import pytest
 from concilio.uci import UciEngine
 from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
 from players.external import EngineNotFoundError, find_engine_binary
+from players.limits import Limit, parse_go
 from players.player import COORDINATED_OVERHEAD_MS
 
 UCI = [sys.executable, "-m", "concilio", "uci"]
@@ -165,11 +166,34 @@ def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
     overhead once halved it), 100 - Move Overhead once the GUI sets that option, and keeps the
     coordination overhead for an ensemble; a clock still keeps the clock's overhead back."""
     engine = UciEngine(out=io.StringIO())
-    board = chess.Board()
-    assert engine._limits(board, {"movetime": 100}, ()).movetime == 100 - MOVETIME_MARGIN_MS == 90
-    assert engine._limits(board, {"movetime": 1}, ()).movetime == 1  # never nothing
+
+    def go(uci: UciEngine, words: str) -> Limit:
+        return uci.limit_for(parse_go(words.split())[0])
+    assert go(engine, "movetime 100").movetime == 100 - MOVETIME_MARGIN_MS == 90
+    assert go(engine, "movetime 1").movetime == 1  # never nothing
     assert engine.overhead == DEFAULT_OVERHEAD_MS
     engine.cmd_setoption("name Move Overhead value 30".split())
-    assert engine._limits(board, {"movetime": 100}, ()).movetime == 70
-    ensemble = UciEngine("3b", out=io.StringIO())  # read, not started: no workers needed
-    assert ensemble._limits(board, {"movetime": 1000}, ()).movetime == 1000 - COORDINATED_OVERHEAD_MS
+    assert go(engine, "movetime 100").movetime == 70 and engine.player.settings.move_overhead_ms == 30
+    ensemble = UciEngine("3b", out=io.StringIO())  # read, built, not started: no workers needed
+    assert go(ensemble, "movetime 1000").movetime == 1000 - COORDINATED_OVERHEAD_MS
+    assert ensemble.overhead == COORDINATED_OVERHEAD_MS
+    ensemble.cmd_setoption("name BudgetMode value equal_total".split())
+    assert ensemble.player.settings.budget_mode == "equal_total"
+
+
+def test_an_unknown_player_kind_is_named_with_its_file_and_field(tmp_path):
+    config = tmp_path / "odd.yaml"
+    config.write_text("kind: committee\ninstances: [MB]\n")
+    done = subprocess.run(UCI + [str(config)], input="quit\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"{config}:1: kind: unknown kind 'committee'; known: instance, ensemble" in done.stderr
+
+
+def test_an_instance_speaks_uci_with_its_mask():
+    lines = ["uci", "setoption name Hash value 8", "isready", "position startpos", "go depth 3", "isready"]
+    done = subprocess.run(UCI + ["MKP"], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120)
+    out = done.stdout.splitlines()
+    assert done.returncode == 0 and out[0] == "id name Concilio instance (MKP)"
+    assert "BudgetMode" not in done.stdout and out.count("readyok") == 2
+    [best] = [line for line in out if line.startswith("bestmove")]
+    assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves

@@ -14,7 +14,7 @@ import pytest
 
 from ensemble.config import Budget, load_ensemble
 from ensemble.player import EnsemblePlayer
-from players.result import SearchLimits
+from players.limits import Limit
 
 pytest.importorskip("distributed")
 
@@ -36,7 +36,7 @@ def test_instances_on_workers_search_exactly_like_one_process():
     assert chess.Move.from_uci(decision.move) in board.legal_moves
     assert not decision.excluded and decision.fallback is None
     for inst, report in zip(config.instances, decision.reports):
-        alone = inst.make_searcher().search(board, SearchLimits(nodes=30000))
+        alone = inst.make_searcher().search(board, Limit(nodes=30000))
         assert (report.result.bestmove, report.result.nodes, report.result.score_cp) == \
                (alone.bestmove, alone.nodes, alone.score_cp)
     assert sum(decision.votes.values()) == 2
@@ -76,7 +76,7 @@ def test_a_worker_killed_mid_move_loses_its_vote_not_the_move():
         deadline = time.time() + 30
         while len(player.workers()) < 2 and time.time() < deadline:
             time.sleep(0.2)
-        player.config = player.config.with_budget(Budget(nodes=5000))
+        player.config = player.config.with_budget(Budget(Limit(nodes=5000)))
         again = player.choose(FEN)
         assert not again.excluded
 

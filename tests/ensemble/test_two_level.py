@@ -8,16 +8,15 @@ from ensemble.config import load_ensemble
 from ensemble.player import EnsemblePlayer
 from evaluation.spec import EvalSpec
 from players.decomposition.team import TeamSearcher
-from players.player import MoveLimits
-from players.result import SearchLimits
+from players.limits import Limit
 
 
 def test_a_team_searches_on_threads_of_this_process_and_honours_searchmoves():
     team = TeamSearcher(EvalSpec.parse("MBX", [1, 2, 1, 1, 1, 1, 1]), threads=2, hash_mb=4)
     try:
-        result = team.search(chess.Board(), SearchLimits(depth=6))
+        result = team.search(chess.Board(), Limit(depth=6))
         assert result.depth == 6 and chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
-        restricted = team.search(chess.Board(), SearchLimits(depth=4), searchmoves=["g1f3", "b1c3"])
+        restricted = team.search(chess.Board(), Limit(depth=4), searchmoves=["g1f3", "b1c3"])
         assert restricted.bestmove in ("g1f3", "b1c3")
         assert team.player.runner.__class__.__name__ == "ThreadRunner"
     finally:
@@ -30,7 +29,7 @@ def test_two_parallel_instances_play_on_a_local_cluster():
                               "budget: {depth: 6}\ncluster: {workers: 2, dashboard: false}\n")
     with EnsemblePlayer(config) as player:
         assert player.cores == 4
-        played = player.play(chess.Board(), MoveLimits(depth=6))
+        played = player.play(chess.Board(), Limit(depth=6))
     decision = player.last_decision
     assert len(decision.results) == 2 and all(r.depth == 6 for r in decision.results)
     assert played.move in {r.bestmove for r in decision.results}

@@ -3,7 +3,7 @@ reproduces exactly (the signature must not depend on what ran before)."""
 import chess
 
 from players.bench import BENCH_FENS, run_bench
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
 
 
@@ -17,6 +17,6 @@ def test_the_positions_are_legal_distinct_and_have_moves_to_search():
 def test_the_node_count_is_the_sum_of_fresh_searches_and_repeats():
     fens = BENCH_FENS[:4]
     first = run_bench(depth=4, fens=fens)
-    fresh = [Searcher(hash_mb=16).search(fen, SearchLimits(depth=4)) for fen in fens]
+    fresh = [Searcher(hash_mb=16).search(fen, Limit(depth=4)) for fen in fens]
     assert first.nodes == sum(r.nodes for r in fresh) == run_bench(depth=4, fens=fens).nodes
     assert [r.bestmove for r in first.results] == [r.bestmove for r in fresh]

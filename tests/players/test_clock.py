@@ -1,9 +1,11 @@
 """Clock play: a move's soft and hard time from the clock (worked out by hand), and the
-iteration clock that stops early on a settled move and gives an unsettled one more."""
+iteration clock that stops early on a settled move and gives an unsettled one more, and what
+comes off a GUI's movetime."""
+import chess
 import pytest
 
-from players.clock import IterationClock, TimeManager
-from players.result import SearchLimits
+from players.clock import IterationClock, TimeManager, movetime_margin
+from players.limits import Limit
 
 
 @pytest.mark.parametrize("clock_ms, increment_ms, moves_to_go, overhead_ms, expected", [
@@ -24,8 +26,9 @@ def test_time_manager(clock_ms, increment_ms, moves_to_go, overhead_ms, expected
     (1, 0, None, 1, 1),                                                    # an empty clock still gets a move
 ])
 def test_time_manager_soft_and_hard_times(clock_ms, increment_ms, moves_to_go, soft, hard):
-    assert TimeManager.limits(clock_ms, increment_ms, moves_to_go, 50) == SearchLimits(movetime=hard,
-                                                                                       soft_movetime=soft)
+    assert TimeManager.times(clock_ms, increment_ms, moves_to_go, 50) == (soft, hard)
+    assert Limit(wtime=clock_ms, winc=increment_ms, movestogo=moves_to_go).for_move(chess.WHITE, 50) == \
+        Limit(movetime=hard, soft_movetime=soft)
 
 
 def test_iteration_clock_stops_early_on_a_settled_move_and_goes_on_when_it_changes():
@@ -56,3 +59,8 @@ def test_iteration_clock_gives_a_falling_score_more_time_and_judges_shallow_iter
     clock.update("e2e4", 400)  # a rising score never cuts below 0.8
     assert clock.scale == pytest.approx(0.8 * IterationClock.STABLE_FACTOR)
     assert not clock.should_stop(3, 0.9) and clock.should_stop(3, 1.0)
+
+
+def test_a_movetime_loses_the_reply_latency_or_the_coordination_overhead():
+    assert movetime_margin(50) == 10 and movetime_margin(150) == 150 and movetime_margin(0) == 10
+    assert movetime_margin(150, configured_ms=30) == 30 and movetime_margin(50, configured_ms=0) == 0

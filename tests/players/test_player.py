@@ -1,49 +1,50 @@
-"""The one Player interface: move limits, and every kind of player answering through it."""
+"""The one Player interface: the instance player answering through it, its settings, and
+what it says about its move (the other kinds: tests/ensemble/test_catalog.py)."""
 import chess
 import pytest
 
-from players.player import InstancePlayer, MoveLimits, Played
-from players.result import MATE_CP, SearchLimits, SearchResult
+from players.limits import Limit
+from players.player import InstancePlayer, Played, Player, PlayerOptionError
+from players.result import MATE_CP, SearchResult
 from players.searcher import Searcher
-
-
-def test_soft_time_without_hard_time_is_refused_and_fixed_keeps_only_the_soft_time():
-    with pytest.raises(ValueError, match="soft_movetime"):
-        SearchLimits(depth=5, soft_movetime=100)
-    with pytest.raises(ValueError, match="soft_movetime"):
-        SearchLimits(movetime=50, soft_movetime=100)
-    assert SearchLimits(movetime=500, soft_movetime=100).fixed() == SearchLimits(movetime=100)
-    assert SearchLimits(nodes=10).fixed() == SearchLimits(nodes=10)
 
 
 def test_a_search_under_a_soft_time_stops_between_iterations_long_before_the_hard_time():
     searcher = Searcher()
-    result = searcher.search(chess.Board(), SearchLimits(movetime=600_000, soft_movetime=1))
+    result = searcher.search(chess.Board(), Limit(movetime=600_000, soft_movetime=1))
     assert 1 <= result.depth < 8 and result.mate is None
     only_move = chess.Board("k7/8/8/8/8/8/1q6/K7 w - - 0 1")  # Kxb2 is the only legal move
-    result = searcher.search(only_move, SearchLimits(movetime=600_000, soft_movetime=100_000))
+    result = searcher.search(only_move, Limit(movetime=600_000, soft_movetime=100_000))
     assert result.bestmove == "a1b2" and result.depth == 1
 
 
-def test_move_limits_become_search_limits():
-    assert MoveLimits(nodes=500).search_limits() == SearchLimits(nodes=500)
-    soft = (60_000 - 50) // 25
-    assert MoveLimits(clock=60.0).search_limits(50) == SearchLimits(movetime=5 * soft, soft_movetime=soft)
-    assert MoveLimits().search_limits() == SearchLimits(depth=127)  # until stop
-    assert MoveLimits(clock=1.0, infinite=True).search_limits() == SearchLimits(depth=127)
-    assert MoveLimits(depth=3, infinite=True).search_limits() == SearchLimits(depth=3)
-
-
 def test_instance_player_answers_with_its_search_and_reports_mates_as_mate_cp():
-    player = InstancePlayer(Searcher())
+    player = InstancePlayer()
+    assert isinstance(player, Player) and player.name == "full engine (MBXKPAR)"
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
     seen = []
-    played = player.play(board, MoveLimits(depth=4), info=seen.append)
+    played = player.play(board, Limit(depth=4), info=seen.append)
     assert played.move == "a1a8" and played.result is not None and played.result.mate == 1
     assert played.score == MATE_CP and played.depth == played.result.depth
     assert [it.depth for it in seen] == list(range(1, len(seen) + 1)) and played.error is None
-    only = player.play(chess.Board(), MoveLimits(depth=2, searchmoves=("a2a3",)))
+    assert played.explain().splitlines()[-1] == "pv a1a8" and "score mate 1" in played.explain()
+    only = player.play(chess.Board(), Limit(depth=2, searchmoves=("a2a3",)))
     assert only.move == "a2a3"
+
+
+def test_instance_settings_apply_to_its_table_and_bad_ones_are_named():
+    with InstancePlayer(name="mkp", hash_mb=4) as player:
+        assert player.settings.hash_mb == 4 and player.settings.move_overhead_ms == 50
+        player.configure(hash_mb=8, move_overhead_ms=20)
+        assert player._searcher.hash_mb == pytest.approx(8, rel=0.01)  # resized at once
+        assert player.settings.move_overhead_ms == 20
+        with pytest.raises(PlayerOptionError, match="mkp: budget_mode is an ensemble's setting"):
+            player.configure(budget_mode="equal_total")
+        with pytest.raises(PlayerOptionError, match="mkp: threads must be an integer of at least 1"):
+            player.configure(threads=0)
+        player.configure(threads=2)  # ABDADA on two threads of this process
+        played = player.play(chess.Board(), Limit(depth=4))
+        assert chess.Move.from_uci(played.move) in chess.Board().legal_moves and played.depth == 4
 
 
 def test_played_of_counts_a_losing_mate_as_minus_mate_cp():

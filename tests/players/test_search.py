@@ -12,8 +12,8 @@ from players.core.moves import move_to_uci
 from players.core.search import IIR_DEPTH, INF, reduced_without_hash_move
 from players.core.tt import BOUND_EXACT, entry_bound, entry_depth, entry_eval, entry_move, entry_score, tt_probe
 from players.decomposition.shared_searcher import SharedSearcher
+from players.limits import Limit, LimitError
 from players.position import Position
-from players.result import SearchLimitError, SearchLimits
 from players.searcher import Searcher
 
 
@@ -34,7 +34,7 @@ def test_finds_every_wac_mate_in_two(data_dir):
     missed = []
     for ident, fen, best in cases:
         searcher.new_game()
-        result = searcher.search(fen, SearchLimits(depth=5))
+        result = searcher.search(fen, Limit(depth=5))
         board = chess.Board(fen)
         # The result must be a mate in two; any mating first move counts (some have several).
         if result.mate != 2 or not _mates_in(board, result.pv, 3):
@@ -53,19 +53,19 @@ def _mates_in(board, pv, plies):
 
 
 def test_mated_and_stalemated_roots():
-    mated = Searcher().search("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", SearchLimits(depth=3))
+    mated = Searcher().search("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", Limit(depth=3))
     assert mated.bestmove == "0000" and mated.mate == 0
-    stalemate = Searcher().search("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", SearchLimits(depth=3))
+    stalemate = Searcher().search("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Limit(depth=3))
     assert stalemate.bestmove == "0000" and stalemate.score_cp == 0 and stalemate.mate is None
 
 
 def test_search_is_deterministic_under_depth_and_node_limits():
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-    for limits in (SearchLimits(depth=7), SearchLimits(nodes=30000)):
+    for limits in (Limit(depth=7), Limit(nodes=30000)):
         a = Searcher().search(fen, limits)
         b = Searcher().search(fen, limits)
         assert (a.bestmove, a.score_cp, a.nodes, a.pv) == (b.bestmove, b.score_cp, b.nodes, b.pv)
-    limited = Searcher().search(fen, SearchLimits(nodes=30000))
+    limited = Searcher().search(fen, Limit(nodes=30000))
     assert limited.nodes == 30000
 
 
@@ -74,7 +74,7 @@ def test_random_positions_always_get_a_legal_move(data_dir):
     searcher = Searcher(EvalSpec.parse("MP"), hash_mb=4)
     for line in lines:
         board = chess.Board.from_epd(line)[0]
-        result = searcher.search(board, SearchLimits(nodes=3000))
+        result = searcher.search(board, Limit(nodes=3000))
         assert chess.Move.from_uci(result.bestmove) in board.legal_moves, (board.fen(), result)
         assert result.depth >= 1 and result.root_moves == board.legal_moves.count()
 
@@ -88,48 +88,57 @@ def test_repetition_is_a_draw_for_the_side_that_is_behind():
     for uci in history:
         board.push_uci(uci)
     fresh = chess.Board(board.fen())  # the same position without its past
-    lost = Searcher().search(fresh, SearchLimits(depth=5))
+    lost = Searcher().search(fresh, Limit(depth=5))
     assert lost.score_cp < -500
-    drawn = Searcher().search(board, SearchLimits(depth=5))
+    drawn = Searcher().search(board, Limit(depth=5))
     assert drawn.bestmove == "f3g1" and drawn.score_cp == 0
 
 
 def test_movetime_and_external_stop_return_promptly():
     searcher = Searcher()
     start = time.perf_counter()
-    result = searcher.search(None, SearchLimits(movetime=300))
+    result = searcher.search(None, Limit(movetime=300))
     assert time.perf_counter() - start < 3.0
     assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
     threading.Timer(0.3, searcher.stop).start()
     start = time.perf_counter()
-    result = searcher.search(None, SearchLimits(depth=60))
+    result = searcher.search(None, Limit(depth=60))
     assert time.perf_counter() - start < 3.0 and result.depth < 60
     assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
 
 
 def test_info_callback_sees_every_completed_iteration():
     seen = []
-    result = Searcher().search(None, SearchLimits(depth=5), info=seen.append)
+    result = Searcher().search(None, Limit(depth=5), info=seen.append)
     assert [it.depth for it in seen] == [1, 2, 3, 4, 5]
     assert result.depth == 5 and result.root_moves_searched == 20 and result.iterations == tuple(seen)
     assert seen[-1].pv == result.pv
 
 
 def test_result_pickles():
-    result = Searcher().search(None, SearchLimits(depth=3))
+    result = Searcher().search(None, Limit(depth=3))
     assert pickle.loads(pickle.dumps(result)) == result
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"depth": 0}, {"nodes": -5}, {"movetime": 1.5}, {"depth": True}])
+@pytest.mark.parametrize("kwargs", [{"depth": 0}, {"nodes": -5}, {"movetime": 1.5}, {"depth": True},
+                                    {"wtime": -1}, {"searchmoves": "e2e4"}])
 def test_bad_limits_are_rejected(kwargs):
-    with pytest.raises(SearchLimitError):
-        SearchLimits(**kwargs)
+    with pytest.raises(LimitError):
+        Limit(**kwargs)
+
+
+def test_no_limit_searches_until_stop():
+    searcher = Searcher()
+    timer = threading.Timer(0.3, searcher.stop)
+    timer.start()
+    result = searcher.search(None, Limit())  # until stop: no sentinel depth
+    assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves and result.depth >= 4
 
 
 def test_masked_instance_searches_with_its_own_evaluation():
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-    full = Searcher().search(fen, SearchLimits(depth=5))
-    material = Searcher(EvalSpec.parse("M")).search(fen, SearchLimits(depth=5))
+    full = Searcher().search(fen, Limit(depth=5))
+    material = Searcher(EvalSpec.parse("M")).search(fen, Limit(depth=5))
     assert full.nodes != material.nodes
 
 

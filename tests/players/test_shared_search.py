@@ -10,7 +10,7 @@ from players.core.context import C_STATS, S_NODES
 from players.core.shared_search import follow_shared_bound, new_shared_state, search_node_shared, search_root_shared
 from players.decomposition.shared_searcher import SharedSearcher
 from players.position import Position
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
 
 
@@ -33,7 +33,7 @@ def _summary(result):
 @pytest.mark.parametrize("options", [{}, {"null_move": False, "lmr": False, "futility": False, "exact": True}])
 def test_with_nothing_shared_the_root_search_visits_the_sequential_tree(options):
     for fen in BENCH_FENS:
-        limits = SearchLimits(depth=6)
+        limits = Limit(depth=6)
         expected = Searcher(hash_mb=4, **options).search(fen, limits)
         assert _summary(_SharedRoot(hash_mb=4, **options).search(fen, limits)) == _summary(expected), fen
 

@@ -15,9 +15,10 @@ from base.config import ConfigError
 from base.fingerprint import ROOT, engine_fingerprint
 from ensemble.config import Budget, load_ensemble
 from evaluation.spec import FULL_ENGINE, EvalSpec
-from players.player import InstancePlayer, MoveLimits
-from players.searcher import Searcher
-from players.speed import SpeedTable, SpeedTableError, default_speed_table, load_speed_table, other_engine
+from players.limits import Limit
+from players.player import InstancePlayer
+from players.speed import (SpeedTable, SpeedTableError, default_speed_table, equal_time, load_speed_table,
+                            other_engine)
 
 MB = EvalSpec.parse("MB")
 TWO = SpeedTable({FULL_ENGINE.mask: 1.0, MB.mask: 2.0})
@@ -31,10 +32,14 @@ def table(monkeypatch):
 
 
 def test_the_arithmetic_of_the_table(table):
-    assert table.instance_nodes(MB, 1000) == 2000
-    assert table.instance_nodes(MB, 1000, cores_share=0.5) == 1000
-    assert table.instance_nodes(MB, 1000, cores_share=3) == 2000  # more cores than instances: no gain per instance
-    assert table.team_nodes("abdada", 2, 1000) == 1800 and table.team_nodes("abdada", 1, 1000) == 1000
+    asked = Limit(nodes=1000, equal_time=True)
+    assert table.speed(MB) == 2.0 and equal_time(asked, MB) == Limit(nodes=2000)
+    assert equal_time(asked, MB, cores_share=0.5).nodes == 1000
+    assert equal_time(asked, MB, cores_share=3).nodes == 2000  # more cores than instances: no gain per instance
+    assert equal_time(asked, algorithm="abdada", workers=2).nodes == 1800
+    assert equal_time(asked, algorithm="abdada", workers=1).nodes == 1000
+    assert equal_time(Limit(nodes=1000), MB) == Limit(nodes=1000)  # not marked equal_time: as it is
+    assert equal_time(Limit(movetime=100, equal_time=True), MB).movetime == 100  # no nodes to scale
     with pytest.raises(SpeedTableError, match="no measured speed for mask MK"):
         table.instance(EvalSpec.parse("MK"))
     with pytest.raises(SpeedTableError, match="no measured team speed for abdada/4"):
@@ -51,16 +56,16 @@ def test_a_table_round_trips_and_a_bad_one_is_named(tmp_path, table):
 
 
 def test_an_instance_searches_its_time_equivalent_nodes(table):
-    player = InstancePlayer(Searcher(MB))
-    plain = player.play(chess.Board(), MoveLimits(nodes=3000))
+    player = InstancePlayer(MB)
+    plain = player.play(chess.Board(), Limit(nodes=3000))
     player.new_game()
-    scaled = player.play(chess.Board(), MoveLimits(nodes=3000, equal_time=True))
+    scaled = player.play(chess.Board(), Limit(nodes=3000, equal_time=True))
     assert plain.nodes <= 3000 * 1.05 < scaled.nodes <= 6000 * 1.05
 
 
 def test_an_ensemble_shares_its_cores_among_its_instances(table):
     config = load_ensemble(text="name: t\ninstances: [MB, MX, MBXKPAR]\n")
-    budget = Budget(nodes=3000).equal_time(config.instances, cores=2)
+    budget = Budget(Limit(nodes=3000)).equal_time(config.instances, cores=2)
     assert [budget.limits(3, i).nodes for i in range(3)] == [4000, 3000, 2000]  # speed x 2/3
 
 
@@ -91,7 +96,7 @@ def test_a_table_of_another_engine_warns_once_naming_both(shipped, caplog):
     with caplog.at_level(logging.WARNING, logger="concilio.speed"):
         first = default_speed_table()
         assert default_speed_table() is first
-    assert first.instance_nodes(MB, 1000) == 2000  # a warning: the budgets still work
+    assert first.speed(MB) == 2.0  # a warning: the budgets still work
     [warning] = _warnings(caplog)
     assert str(shipped) in warning and "engine 0123456789ab" in warning and engine_fingerprint() in warning
 
@@ -107,7 +112,7 @@ def test_a_table_from_before_the_engine_was_kept_loads_and_warns(shipped, caplog
     shipped.write_text(json.dumps({"measured": "by hand", "masks": {"127": 1.0, str(MB.mask): 2.0}, "teams": {}}))
     with caplog.at_level(logging.WARNING, logger="concilio.speed"):
         old = default_speed_table()
-    assert old.engine is None and old.bench is None and old.instance_nodes(MB, 1000) == 2000
+    assert old.engine is None and old.bench is None and old.speed(MB) == 2.0
     [warning] = _warnings(caplog)
     assert "an unknown engine" in warning and engine_fingerprint() in warning
 

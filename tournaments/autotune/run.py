@@ -33,7 +33,7 @@ from ensemble.config import InstanceConfig
 from ensemble.ballot import Ballot, SelectionInput
 from ensemble.selection import select
 from evaluation.spec import CATEGORIES, FULL_ENGINE
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.autotune.config import AutotuneConfig
 from tournaments.records.epd import Suite, SuitePosition
 from tournaments.statistics.stats import McNemar, adjust_mcnemar, mcnemar
@@ -140,7 +140,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
         raise AutotuneError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
                          "use objective: val")
     kind, amount = next(iter(config.budget.items()))
-    limits = SearchLimits(**{kind: amount})
+    limits = Limit(**{kind: amount})
     full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
     on_train = {instance_key(i): i for i in (*config.pool, full, *(i for p in config.compare for i in p.instances))}
     added = 0

@@ -10,52 +10,76 @@ from __future__ import annotations
 
 import io
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 import chess
 import chess.pgn
 
 from evaluation.spec import FULL_ENGINE
-from players.player import MoveLimits, Player
+from players.limits import Limit
+from players.player import Player
 from players.trace import static_value
 from tournaments.games.adjudication import DrawRule, ResignRule, draw_by_rule, resigns, thesis_points
 
 
 @dataclass(frozen=True)
 class TimeControl:
-    nodes: int | None = None
-    depth: int | None = None
-    movetime: int | None = None  # ms per move
+    """A match's budget for a whole game: a clock (``base`` seconds, ``increment`` seconds a
+    move) or the same fixed limit every move (``per_move``: nodes, varied by ``jitter``, depth
+    or movetime, maybe ``equal_time``).  Kept apart from :class:`players.limits.Limit`, one
+    move's limit, because a game's clock runs down from move to move and a jittered node
+    budget differs at every ply: :meth:`limit` makes each move's ``Limit`` from it."""
+
+    per_move: Limit | None = None
     base: float | None = None  # clock: seconds per game
     increment: float = 0.0
     jitter: float = 0.0  # node budgets vary by ±jitter per move (seeded by game and ply)
-    equal_time: bool = False  # nodes are the full engine's on one core; each player scales them (players.speed)
+
+    @property
+    def equal_time(self) -> bool:
+        """Whether the node budget is the full engine's on one core, each player scaling it (players.speed)."""
+        return self.per_move is not None and self.per_move.equal_time
 
     def nodes_for(self, game_id: str, ply: int) -> int | None:
         """The node budget of one move.  Without jitter, games from the same position with
         the same colours would all be identical (node-limited search is deterministic)."""
-        if self.nodes is None or not self.jitter:
-            return self.nodes
+        nodes = None if self.per_move is None else self.per_move.nodes
+        if nodes is None or not self.jitter:
+            return nodes
         rng = random.Random(f"{game_id}:{ply}")
-        return max(1, round(self.nodes * (1 + rng.uniform(-self.jitter, self.jitter))))
+        return max(1, round(nodes * (1 + rng.uniform(-self.jitter, self.jitter))))
+
+    def limit(self, game_id: str, ply: int, clocks: Mapping[chess.Color, float | None],
+              increments: Mapping[chess.Color, float]) -> Limit:
+        """This move's limit: the fixed one (its nodes jittered), or the game's clocks (seconds
+        left, each side's own increment: odds games may give the sides different ones)."""
+        if self.base is not None:
+            ms = {colour: None if (left := clocks.get(colour)) is None else max(0.0, left * 1000)
+                  for colour in chess.COLORS}
+            return Limit(wtime=ms[chess.WHITE], btime=ms[chess.BLACK], winc=increments[chess.WHITE] * 1000,
+                         binc=increments[chess.BLACK] * 1000)
+        assert self.per_move is not None
+        return replace(self.per_move, nodes=self.nodes_for(game_id, ply))
 
     def pgn(self) -> str:
         if self.base is not None:
             return f"{self.base:g}+{self.increment:g}"
-        if self.movetime is not None:
-            return f"{self.movetime / 1000:g}/move"
+        if self.per_move is not None and self.per_move.movetime is not None:
+            return f"{self.per_move.movetime / 1000:g}/move"
         return "-"
 
     def describe(self) -> str:
         if self.base is not None:
             return f"clock {self.base:g}+{self.increment:g} s"
-        if self.movetime is not None:
-            return f"{self.movetime} ms per move"
-        if self.nodes:
-            return (f"{self.nodes} nodes per move" + (f" (±{100 * self.jitter:g}%)" if self.jitter else "")
+        move = self.per_move or Limit()
+        if move.movetime is not None:
+            return f"{move.movetime} ms per move"
+        if move.nodes:
+            return (f"{move.nodes} nodes per move" + (f" (±{100 * self.jitter:g}%)" if self.jitter else "")
                     + (", time-equivalent (the full engine's on one core; each player scaled by its measured speed)"
-                       if self.equal_time else ""))
-        return f"depth {self.depth} per move"
+                       if move.equal_time else ""))
+        return f"depth {move.depth} per move"
 
 
 @dataclass(frozen=True)
@@ -126,6 +150,7 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
     white_tc, black_tc = time_controls or (rules.time_control, rules.time_control)
     tcs = {chess.WHITE: white_tc, chess.BLACK: black_tc}
     clocks = {colour: tc.base for colour, tc in tcs.items()}
+    increments = {colour: tc.increment for colour, tc in tcs.items()}
     scores: list[int | None] = []
     played = 0
     result = termination = None
@@ -149,10 +174,8 @@ def play_game(spec: GameSpec, white: Player, black: Player, rules: GameRules,
             break
         mover = board.turn
         tc = tcs[mover]
-        limits = MoveLimits(nodes=tc.nodes_for(spec.id, len(board.move_stack)), depth=tc.depth, movetime=tc.movetime,
-                            clock=clocks[mover], increment=tc.increment, opponent_clock=clocks[not mover],
-                            equal_time=tc.equal_time)
-        answer = players[mover].play(board.copy(), limits)
+        limit = tc.limit(spec.id, len(board.move_stack), clocks, increments)
+        answer = players[mover].play(board.copy(), limit)
         if clocks[mover] is not None:
             clocks[mover] -= answer.seconds
             if clocks[mover] < 0:

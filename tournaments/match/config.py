@@ -7,6 +7,7 @@
       - {name: full-6x, full: true, time_control: {nodes: 120000}}   # a player's own budget (odds)
       - {name: gnuchess, uci: [gnuchess, --uci]}
       - {name: stockfish-1500, uci: [stockfish], options: {UCI_LimitStrength: true, UCI_Elo: 1500}}
+      - {name: team, player: abdada}    # any player of the catalog (ensemble.catalog): a mask, a name, a file
     baseline: full            # gauntlet: every other player against it (default: our full engine)
     mode: gauntlet            # or round_robin
     games: 20                 # per pairing; with a book each opening is played twice, colours swapped
@@ -22,7 +23,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,12 @@ import chess
 from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
                              get_number, load_checked)
 from base.resources import resolve_data_reference
-from ensemble.config import load_ensemble
+from ensemble.catalog import PlayerSpec, describe, load
+from ensemble.cascade.config import CascadeConfig
 from ensemble.selection import SelectionError, check_params
-from evaluation.spec import EvalSpec, EvalSpecError
-from ensemble.cascade.config import load_cascade
-from players.decomposition.config import load_decomposition
+from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
+from players.decomposition.config import DecompositionConfig
+from players.limits import Limit
 
 from tournaments.games.adjudication import DrawRule, ResignRule
 from tournaments.openings.books import BookEntry, read_book
@@ -48,8 +50,9 @@ from tournaments.training.provenance import excluded_openings
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
 PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout", "decomposition", "cascade", "distributed", "workers", "time_control"}
-FULL = PlayerEntry("full", "full")
+               "timeout", "decomposition", "cascade", "distributed", "workers", "time_control", "player"}
+ENTRY_KINDS = ("full", "instance", "ensemble", "uci", "xboard", "decomposition", "cascade", "player")
+FULL = PlayerEntry("instance", "full", CATEGORIES)
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
-    if concurrency > 1 and any(p.distributed or not _in_process(p) for p in players):
+    if concurrency > 1 and any(p.inline is False or not _in_process(p) for p in players):
         src.problem(("concurrency",), "players with their own Dask workers (decomposition or cascade without "
                     "in_process, distributed ensembles) need concurrency: 1")
     for i, p in enumerate(players):
@@ -175,65 +178,74 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
         if data is None:
             continue
         check_keys(src, data, path, PLAYER_KEYS)
-        kinds = [k for k in ("full", "instance", "ensemble", "uci", "xboard", "decomposition", "cascade") if k in data]
+        kinds = [k for k in ENTRY_KINDS if k in data]
         if len(kinds) != 1:
-            src.problem(path, "give exactly one of full, instance, ensemble, decomposition, cascade, uci, xboard")
+            src.problem(path, f"give exactly one of {', '.join(ENTRY_KINDS)}")
             continue
         kind = kinds[0]
-        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition", "cascade")
+        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition", "cascade", "player")
                             else kind))
         if any(p.name == name for p in out):
             src.problem(path + ("name",), f"two players are named {name!r}")
             continue
         timeout = float(get_number(src, data, path + ("timeout",), 10.0, low=0.1))
         own_tc = _time_control(src, data["time_control"], path + ("time_control",)) if "time_control" in data else None
-        if kind == "full":
-            out.append(PlayerEntry(name, "full"))
-        elif kind == "instance":
-            try:
-                EvalSpec.parse(data["instance"], data.get("weights"))
-            except EvalSpecError as exc:
-                src.problem(path + ("instance",), str(exc))
-                continue
-            out.append(PlayerEntry(name, "instance", str(data["instance"]), data.get("weights")))
-        elif kind == "ensemble":
-            try:
-                load_ensemble(str(data["ensemble"]))
-            except ConfigError as exc:
-                src.problem(path + ("ensemble",), "; ".join(exc.problems))
-                continue
-            selection = as_mapping(src, data.get("selection"), path + ("selection",)) or {}
-            if selection:
-                params = dict(selection)
-                criterion = params.pop("criterion", None)
-                try:
-                    check_params(str(criterion), params)
-                except SelectionError as exc:
-                    src.problem(path + ("selection",), str(exc))
-                    continue
-            distributed = get_bool(src, data, path + ("distributed",), False)
-            workers = get_int(src, data, path + ("workers",), None, 1, 512)
-            out.append(PlayerEntry(name, "ensemble", ensemble=str(data["ensemble"]), selection=dict(selection),
-                                   distributed=distributed, workers=workers))
-        elif kind in ("decomposition", "cascade"):
-            try:
-                (load_decomposition if kind == "decomposition" else load_cascade)(str(data[kind]))
-            except ConfigError as exc:
-                src.problem(path + (kind,), "; ".join(exc.problems))
-                continue
-            out.append(PlayerEntry(name, kind, **{kind: str(data[kind])}))
-        else:
-            command = data[kind]
-            if isinstance(command, str):
-                command = command.split()
-            if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-                src.problem(path + (kind,), "expected the engine's command line, e.g. [gnuchess, --uci]")
-                continue
-            options = as_mapping(src, data.get("options"), path + ("options",)) or {}
-            out.append(PlayerEntry(name, kind, command=tuple(command), options=dict(options), timeout=timeout))
-        if own_tc is not None and out and out[-1].name == name:
-            out[-1] = replace(out[-1], time_control=own_tc)
+        spec = _player(src, data, path, kind, name, timeout)
+        if spec is not None:
+            out.append(PlayerEntry(**{f: getattr(spec, f) for f in PlayerSpec.__dataclass_fields__},
+                                   time_control=own_tc))
     return out
+
+
+def _player(src: YamlSource, data: dict, path: FieldPath, kind: str, name: str, timeout: float) -> PlayerSpec | None:
+    """One entry as the catalog's spec, checked the way the catalog checks it (its file loaded)."""
+    if kind == "full":
+        return PlayerSpec("instance", name, CATEGORIES)
+    if kind == "instance":
+        try:
+            EvalSpec.parse(data["instance"], data.get("weights"))
+        except EvalSpecError as exc:
+            src.problem(path + ("instance",), str(exc))
+            return None
+        return PlayerSpec("instance", name, str(data["instance"]), data.get("weights"))
+    if kind == "player":
+        try:
+            return describe(str(data["player"]), name=name)
+        except (ConfigError, EvalSpecError) as exc:
+            src.problem(path + ("player",), "; ".join(getattr(exc, "problems", [str(exc)])))
+            return None
+    if kind == "ensemble":
+        selection = as_mapping(src, data.get("selection"), path + ("selection",)) or {}
+        if selection:
+            params = dict(selection)
+            criterion = params.pop("criterion", None)
+            try:
+                check_params(str(criterion), params)
+            except SelectionError as exc:
+                src.problem(path + ("selection",), str(exc))
+                return None
+        distributed = get_bool(src, data, path + ("distributed",), False)
+        workers = get_int(src, data, path + ("workers",), None, 1, 512)
+        # In a match an ensemble's instances search in its game's process unless it is distributed.
+        spec = PlayerSpec("ensemble", name, str(data["ensemble"]), selection=dict(selection), inline=not distributed,
+                          workers=workers)
+    elif kind in ("decomposition", "cascade"):
+        spec = PlayerSpec(kind, name, str(data[kind]))
+    else:
+        command = data[kind]
+        if isinstance(command, str):
+            command = command.split()
+        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+            src.problem(path + (kind,), "expected the engine's command line, e.g. [gnuchess, --uci]")
+            return None
+        options = as_mapping(src, data.get("options"), path + ("options",)) or {}
+        return PlayerSpec(kind, name, command=tuple(command), options=dict(options), timeout=timeout)
+    try:
+        load(spec)
+    except (ConfigError, SelectionError) as exc:
+        src.problem(path + (kind,), "; ".join(getattr(exc, "problems", [str(exc)])))
+        return None
+    return spec
 
 
 def _openings(src: YamlSource, value: Any, folder: Path) -> OpeningSelection:
@@ -292,24 +304,25 @@ def _in_process(entry: PlayerEntry) -> bool:
     """Whether a player runs inside its game's worker (no cluster of its own), so that games
     can run in parallel: everything but decomposition teams on Dask workers and cascades
     whose phases need them."""
-    if entry.kind == "decomposition":
-        return load_decomposition(entry.decomposition).in_process
-    if entry.kind == "cascade":
-        cascade = load_cascade(entry.cascade)
-        return cascade.decomposition.in_process and cascade.ensemble.cluster.inline
-    return True
+    if entry.kind not in ("decomposition", "cascade"):
+        return True
+    config = load(entry)
+    if isinstance(config, DecompositionConfig):
+        return config.in_process
+    assert isinstance(config, CascadeConfig)
+    return config.decomposition.in_process and config.ensemble.cluster.inline
 
 
 def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control",)) -> TimeControl:
     data = as_mapping(src, value, path)
     if data is None:
         src.problem(path, "expected a time control: {nodes: N}, {movetime: MS}, {depth: D} or {base: S, increment: S}")
-        return TimeControl(nodes=1000)
+        return TimeControl(Limit(nodes=1000))
     check_keys(src, data, path, {"nodes", "movetime", "depth", "base", "increment", "jitter", "equal_time"})
     fixed = [k for k in ("nodes", "movetime", "depth") if k in data]
     if len(fixed) + ("base" in data) != 1:
         src.problem(path, "give exactly one of nodes, movetime, depth, or a clock base (+ increment)")
-        return TimeControl(nodes=1000)
+        return TimeControl(Limit(nodes=1000))
     if "base" in data:
         base = get_number(src, data, path + ("base",), 60.0, low=0.1)
         inc = get_number(src, data, path + ("increment",), 0.0, low=0)
@@ -325,7 +338,7 @@ def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control"
     equal_time = get_bool(src, data, path + ("equal_time",), False)
     if equal_time and key != "nodes":
         src.problem(path + ("equal_time",), "equal_time scales a node budget: give nodes")
-    return TimeControl(**{key: amount}, jitter=jitter, equal_time=equal_time)
+    return TimeControl(Limit(**{key: amount}, equal_time=equal_time), jitter=jitter)
 
 
 def _adjudication(src: YamlSource, value: Any) -> tuple[DrawRule | None, ResignRule | None]:

@@ -33,7 +33,7 @@ from players.decomposition.algorithms import Master, ParallelResult, iterate
 from players.decomposition.config import DecompositionConfig, decomposition_from
 from players.decomposition.jobs import SearcherConfig
 from players.decomposition.runner import DaskRunner, InlineRunner
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.records.epd import read_suite
 
 
@@ -166,7 +166,7 @@ def sequential_reference(options: SearcherConfig, fens: list[str], depth: int) -
     for fen in fens:
         searcher = options.make_searcher()
         started = time.perf_counter()
-        r = searcher.search(fen, SearchLimits(depth=depth))
+        r = searcher.search(fen, Limit(depth=depth))
         t1 += time.perf_counter() - started
         n1 += r.nodes
         scores.append(r.score_cp)

@@ -18,7 +18,7 @@ import chess
 from ensemble.evidence import evidence_from_terms
 from ensemble.ballot import Ballot, Evidence, SelectionInput
 from ensemble.selection import CRITERIA, select
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.records.epd import Suite
 from tournaments.statistics.stats import McNemar, Proportion, adjust_mcnemar, mcnemar, proportion
 from tournaments.suite.store import SearchStore
@@ -65,7 +65,7 @@ class PosteriorCache:
                 fresh = {}
                 for move in missing:
                     self._searcher.new_game()
-                    fresh[move] = self._searcher.search(fen, SearchLimits(depth=depth), searchmoves=[move]).score_cp
+                    fresh[move] = self._searcher.search(fen, Limit(depth=depth), searchmoves=[move]).score_cp
                 self.store.add_posterior(fen, depth, fresh)
                 known.update(fresh)
             return {m: known[m] for m in moves}

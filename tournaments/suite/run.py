@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.records.epd import Suite, read_suite
 from tournaments.records.file_lines import left_out
 from tournaments.suite.store import SearchStore
@@ -50,7 +50,7 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
     suites = read_suites(config, warn)
     positions = [p for s in suites for p in s.positions]
     kind, amount = next(iter(config.budget.items()))
-    limits = SearchLimits(**{kind: amount})
+    limits = Limit(**{kind: amount})
     with SearchStore(config.store) as store:
         started = time.perf_counter()
         added = 0

@@ -17,7 +17,7 @@ import chess
 from base.cluster import Resident, open_cluster
 from ensemble.config import InstanceConfig
 from ensemble.evidence import pv_end
-from players.result import SearchLimits
+from players.limits import Limit
 from players.searcher import Searcher
 from players.trace import position_terms
 from tournaments.records.epd import SuitePosition
@@ -36,7 +36,7 @@ class Job:
     fens: tuple[str, ...]
 
 
-def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits: SearchLimits, budget: str,
+def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits: Limit, budget: str,
                  margin_probe: bool) -> list[StoredSearch]:
     """Runs on a worker: search each position from a fresh hash table, add the PV end's terms."""
     searcher = _SEARCHERS.get_or_create(key, instance.make_searcher)
@@ -61,7 +61,7 @@ def pending_jobs(store: SearchStore, instances: dict[str, InstanceConfig], fens:
 
 
 def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positions: Sequence[SuitePosition],
-               limits: SearchLimits, budget: str, margin_probe: bool, workers: int, client=None,
+               limits: Limit, budget: str, margin_probe: bool, workers: int, client=None,
                progress: bool = True) -> int:
     """Search what the store lacks; returns the number of searches added."""
     fens = [p.fen for p in positions]

@@ -27,7 +27,7 @@ import chess.pgn
 from base.cluster import Resident, map_as_completed, open_cluster, run_everywhere
 from base.errors import ConcilioError
 from players.external import find_engine_binary, open_engine
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.training.label_store import MATE_SCORE, Label, LabelStore, move_points
 from tournaments.records.opening_record import OPCODE, Opening, format_opening
 from tournaments.openings.selfplay_draw import BookEntry, drawn_opening, game_seed
@@ -83,7 +83,7 @@ def selfplay_game(seed: int, start_fen: str, budgets: Sequence[int], per_game: i
     usable positions (EPD, source) at plies drawn in advance, so the game stops early."""
     from players.searcher import Searcher
     rng = random.Random(seed)
-    limits = {colour: SearchLimits(nodes=rng.choice(list(budgets))) for colour in chess.COLORS}
+    limits = {colour: Limit(nodes=rng.choice(list(budgets))) for colour in chess.COLORS}
     plies = sorted(rng.sample(range(SAMPLE_SPAN), per_game))
     searcher = _SEARCHERS.get_or_create("full", Searcher)
     searcher.new_game()

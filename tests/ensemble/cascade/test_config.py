@@ -1,9 +1,9 @@
-"""Cascade files: a bad one names its field; in_process runs both phases in the calling
-process, so that games may run side by side."""
+"""Cascade files: a bad one names its field, one of another kind says so; in_process runs
+both phases in the calling process, so that games may run side by side."""
 import pytest
 
 from base.config import ConfigError
-from ensemble.cascade.config import is_cascade_file, load_cascade
+from ensemble.cascade.config import load_cascade
 from tests.ensemble.cascade.cascade_files import ENSEMBLE, write
 from tournaments.match.config import load_match
 
@@ -31,8 +31,12 @@ def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):
     assert load_match(match).concurrency == 2
 
 
-def test_a_cascade_file_is_told_from_other_configs_by_its_two_phases(tmp_path):
-    assert is_cascade_file(write(tmp_path))
-    (tmp_path / "ensemble.yaml").write_text(ENSEMBLE)
-    (tmp_path / "broken.yaml").write_text("ensemble: [unclosed\n")
-    assert not is_cascade_file(tmp_path / "ensemble.yaml") and not is_cascade_file(tmp_path / "broken.yaml")
+def test_a_cascade_file_may_say_what_it_is_and_one_of_another_kind_is_named(tmp_path):
+    """Files are told apart by ``kind:`` or their folder (``ensemble.catalog``), never by their keys."""
+    cascade = write(tmp_path)
+    cascade.write_text("kind: cascade\n" + cascade.read_text())
+    assert load_cascade(cascade).name == "c"
+    cascade.write_text(cascade.read_text().replace("kind: cascade", "kind: ensemble"))
+    with pytest.raises(ConfigError, match="cascade.yaml:1: kind: this file is a 'ensemble' player, read here as "
+                                          "'cascade'"):
+        load_cascade(cascade)

@@ -3,7 +3,7 @@ fixed-depth scores under the exact (pruning-free) search every algorithm must re
 import pytest
 
 from players.decomposition.jobs import SearcherConfig
-from players.result import SearchLimits
+from players.limits import Limit
 from tournaments.records.epd import read_suite
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)
@@ -20,6 +20,6 @@ def bk(data_dir):
 def sequential(bk):
     out = []
     for p in bk:
-        r = EXACT.make_searcher().search(p.fen, SearchLimits(depth=4))
+        r = EXACT.make_searcher().search(p.fen, Limit(depth=4))
         out.append((r.score_cp, r.bestmove))
     return out

@@ -9,7 +9,7 @@ import pytest
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.jobs import SearcherConfig
 from players.decomposition.runner import DaskRunner, InlineRunner
-from players.result import SearchLimits
+from players.limits import Limit
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)  # as in conftest
 
@@ -189,7 +189,7 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
     changed = 0
     for p in bk[:12]:
         plain = EXACT.make_searcher()
-        expected = plain.search(p.fen, SearchLimits(depth=4))
+        expected = plain.search(p.fen, Limit(depth=4))
         # A table with busy marks that no other search shares: only the mark made here is set.
         deferring = SharedSearcher(table=new_table(16), defer=True, null_move=False, lmr=False, futility=False,
                                    exact=True)
@@ -199,7 +199,7 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
         child = Position.from_fen(p.fen, (others[0],)).arrays
         key = child[4][child[2][ST_PLY]]
         mark_busy(deferring.tt[1], key)
-        result = deferring.search(p.fen, SearchLimits(depth=4))
+        result = deferring.search(p.fen, Limit(depth=4))
         assert result.score_cp == expected.score_cp, p.fen
         assert not busy_with(deferring.tt[1], key)
         changed += result.nodes != expected.nodes

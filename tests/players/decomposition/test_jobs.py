@@ -26,9 +26,9 @@ def test_a_job_at_the_root_without_score_sharing_searches_its_whole_window():
     (its beta once followed a shared bound nobody had set, 0, and it answered a bound)."""
     from players.core.search import INF
     from players.position import Position
-    from players.result import SearchLimits
+    from players.limits import Limit
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 3"
-    expected = EXACT.make_searcher().search(fen, SearchLimits(depth=3)).score_cp
+    expected = EXACT.make_searcher().search(fen, Limit(depth=3)).score_cp
     assert expected != 0
     for share in (False, True):
         score, nodes, pv = EXACT.make_searcher().search_node(Position.from_fen(fen), 3, 0, -INF, INF, share)

@@ -6,7 +6,7 @@ import pytest
 
 from players.decomposition.config import load_decomposition
 from players.decomposition.player import DecompositionPlayer
-from players.result import SearchLimits
+from players.limits import Limit
 
 
 def play_within(text: str, first: str, movetime: int, fixed_depth: int):
@@ -16,11 +16,11 @@ def play_within(text: str, first: str, movetime: int, fixed_depth: int):
         board = chess.Board()
         board.push_uci(first)
         started = time.perf_counter()
-        result = player.search(board, SearchLimits(movetime=movetime))
+        result = player.search(board, Limit(movetime=movetime))
         elapsed = time.perf_counter() - started
         assert chess.Move.from_uci(result.bestmove) in board.legal_moves
         assert elapsed < movetime / 1000 + 0.5
-        fixed = player.search(chess.Board(), SearchLimits(depth=fixed_depth))
+        fixed = player.search(chess.Board(), Limit(depth=fixed_depth))
         assert fixed.depth == fixed_depth
     return result
 
@@ -36,7 +36,7 @@ def test_the_player_with_a_shared_table_plays_and_frees_it():
                                      "shared_table: true\nsearch: {hash_mb: 4}\n")
     with DecompositionPlayer(config) as player:
         board = chess.Board()
-        result = player.search(board, SearchLimits(movetime=1000))
+        result = player.search(board, Limit(movetime=1000))
         assert chess.Move.from_uci(result.bestmove) in board.legal_moves and result.depth >= 3
         table = player.table
         assert table

@@ -6,7 +6,7 @@ from players.core.search import INF
 from players.core.tt import new_table
 from players.decomposition.shared_searcher import SharedSearcher
 from players.position import Position
-from players.result import SearchLimits
+from players.limits import Limit
 
 
 def test_deferral_needs_a_table_with_busy_marks_and_a_shared_table_keeps_its_size():
@@ -29,9 +29,9 @@ def test_two_searchers_over_one_table_see_each_others_entries():
     than alone."""
     fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
     table = new_table(4)
-    first = SharedSearcher(table=table).search(fen, SearchLimits(depth=6))
-    again = SharedSearcher(table=table).search(fen, SearchLimits(depth=6))
-    alone = SharedSearcher(hash_mb=4).search(fen, SearchLimits(depth=6))
+    first = SharedSearcher(table=table).search(fen, Limit(depth=6))
+    again = SharedSearcher(table=table).search(fen, Limit(depth=6))
+    alone = SharedSearcher(hash_mb=4).search(fen, Limit(depth=6))
     assert alone.nodes == first.nodes and again.nodes < first.nodes // 2
 
 

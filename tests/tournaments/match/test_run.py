@@ -203,7 +203,7 @@ def test_an_instance_player_is_loaded_before_its_first_timed_move():
         from players.core.search import search_root
         from tournaments.match.players import PlayerEntry
         assert not search_root.signatures
-        PlayerEntry(name="full", kind="full").build()
+        PlayerEntry("instance", "full", "MBXKPAR").build()
         print(len(search_root.signatures))
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -240,7 +240,7 @@ def test_a_player_can_have_its_own_budget(tmp_path):
         time_control: {nodes: 500}
         max_plies: 12
     """)
-    assert config.time_control("big").nodes == 4000 and config.time_control("full").nodes == 500
+    assert config.time_control("big").per_move.nodes == 4000 and config.time_control("full").per_move.nodes == 500
     outcome = run_match(config, progress=False, out=lambda line: None)
     handle = io.StringIO((tmp_path / "out" / "games.pgn").read_text())
     spent: dict[str, list[int]] = {"big": [], "full": []}
