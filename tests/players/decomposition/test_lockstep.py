@@ -134,3 +134,66 @@ def test_depth_budget_and_skipping():
     assert [d for d in range(1, 10) if skips(1, d, 9)] == [3, 5, 7]
     assert [d for d in range(1, 10) if skips(2, d, 9)] == [2, 4, 6, 8]
     assert not skips(0, 3, 9) and not skips(1, 9, 9)
+
+
+def test_lazy_cluster_files_are_checked(tmp_path):
+    from base.config import ConfigError
+    from players.decomposition.config import load_decomposition
+    shipped = load_decomposition("lazy-cluster")
+    assert shipped.algorithm == "lazy_cluster"
+    assert shipped.lockstep == LockstepConfig(workers=4, slice=2000, exchange_depth=4, exchange_size=256, latency=1)
+    for text, field in (("slice: 0", "slice"), ("latency: 0", "latency"), ("exchange_size: -1", "exchange_size"),
+                        ("exchange_depth: 300", "exchange_depth"), ("slice: many", "slice"),
+                        ("shared_table: true", "shared_table")):
+        bad = tmp_path / "lazy.yaml"
+        bad.write_text(f"algorithm: lazy_cluster\n{text}\n")
+        with pytest.raises(ConfigError, match=rf"lazy.yaml.*{field}"):
+            load_decomposition(bad)
+    with pytest.raises(ConfigError, match="latency.*only lazy_cluster"):
+        load_decomposition(text="algorithm: lazy_smp\nlatency: 2\n")
+
+
+def test_a_bad_lazy_cluster_file_exits_2(tmp_path, capsys):
+    from concilio.cli import main
+    bad = tmp_path / "lazy.yaml"
+    bad.write_text("algorithm: lazy_cluster\nworkers: 2\nslice: -5\n")
+    assert main(["play", str(bad), "--nodes", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert "lazy.yaml" in err and "slice" in err
+
+
+def test_the_decomposition_player_plays_the_lazy_cluster():
+    import chess
+    from dataclasses import replace
+    from players.decomposition.config import load_decomposition
+    from players.decomposition.player import DecompositionPlayer
+    config = load_decomposition("lazy-cluster")
+    config = replace(config, in_process=True, search=replace(config.search, hash_mb=2))
+    with DecompositionPlayer(config) as player:
+        played = player.play(chess.Board(BK02), Limit(nodes=4000))
+        again = run_lockstep(InProcess(config.search, 4), config.lockstep, BK02, nodes=4000)
+    assert played.move == again.move and played.nodes == again.nodes == 16000
+    assert any("lockstep:" in line and "messages" in line for line in played.report)
+
+
+def test_dask_and_in_process_runs_are_identical(data_dir):
+    """2 Dask worker processes holding 4 search workers answer exactly as the in-process
+    reference: the same moves, scores, depths, node counts and messages, on Bratko-Kopec
+    positions, the workers' tables kept from one position to the next in both."""
+    from players.decomposition.lockstep_dask import DaskLockstep
+    lines = (data_dir / "suites" / "bratko-kopec.epd").read_text().splitlines()
+    fens = [" ".join(line.split()[:4]) + " 0 1" for line in lines if line.strip()][:4]
+    config = LockstepConfig(4, 1500, 3, 128, 2)
+    reference = InProcess(OPTIONS, 4)
+    dask = DaskLockstep(OPTIONS, 4, processes=2)
+    try:
+        assert len(set(dask.homes)) == 2
+        for fen in fens:
+            a = run_lockstep(reference, config, fen, nodes=9000)
+            b = run_lockstep(dask, config, fen, nodes=9000)
+            assert (a.move, a.score, a.depth, a.pv, a.worker_nodes, a.slices, a.messages, a.entries_sent) == \
+                   (b.move, b.score, b.depth, b.pv, b.worker_nodes, b.slices, b.messages, b.entries_sent), fen
+            assert a.answers == b.answers
+            assert a.messages > 0
+    finally:
+        dask.close()
