@@ -82,9 +82,10 @@ class SliceReport:
 class LockstepWorker:
     """One lazy-cluster worker: a searcher with its own table, searching slice by slice."""
 
-    def __init__(self, index: int, options: SearcherConfig) -> None:
+    def __init__(self, index: int, options: SearcherConfig, key: str = "") -> None:
         from evaluation.spec import EvalSpec
         self.index = index
+        self.key = key  # its name on a Dask worker (lockstep_dask)
         self.searcher = Searcher(EvalSpec.parse(options.mask, options.weights), options.hash_mb,
                                  null_move=options.null_move, lmr=options.lmr, futility=options.futility,
                                  exact=options.exact)
@@ -324,7 +325,7 @@ _WORKERS: Resident = Resident()
 
 def remote_begin(key: str, index: int, options: SearcherConfig, fen: str, moves: tuple[str, ...],
                  depth: int | None, nodes: int | None) -> None:
-    _WORKERS.get_or_create(key, lambda: LockstepWorker(index, options)).begin(fen, moves, depth, nodes)
+    _WORKERS.get_or_create(key, lambda: LockstepWorker(index, options, key)).begin(fen, moves, depth, nodes)
 
 
 def remote_slice(key: str, delivered, slice_nodes: int, exchange_depth: int, exchange_size: int) -> SliceReport:
@@ -335,8 +336,11 @@ def remote_slice(key: str, delivered, slice_nodes: int, exchange_depth: int, exc
 
 
 def remote_new_game(prefix: str) -> None:
-    for worker in _WORKERS.pop_prefix(prefix):  # the game's workers, forgotten: the next move makes fresh ones
-        worker.new_game()
+    """A new game for this process's workers of one player: tables, history and killers
+    cleared, as :meth:`InProcess.new_game` does (the workers themselves are kept)."""
+    for worker in _WORKERS:
+        if worker.key.startswith(prefix):
+            worker.new_game()
 
 
 def remote_drop(prefix: str) -> None:

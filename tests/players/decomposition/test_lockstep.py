@@ -195,5 +195,10 @@ def test_dask_and_in_process_runs_are_identical(data_dir):
                    (b.move, b.score, b.depth, b.pv, b.worker_nodes, b.slices, b.messages, b.entries_sent), fen
             assert a.answers == b.answers
             assert a.messages > 0
+        reference.new_game()  # a new game clears the tables the same way in both
+        dask.new_game()
+        a, b = (run_lockstep(t, config, fens[1], nodes=9000) for t in (reference, dask))
+        assert (a.move, a.score, a.worker_nodes, a.answers) == (b.move, b.score, b.worker_nodes, b.answers)
+        assert a.answers == run_lockstep(InProcess(OPTIONS, 4), config, fens[1], nodes=9000).answers
     finally:
         dask.close()
