@@ -156,10 +156,10 @@ def test_lazy_cluster_files_are_checked(tmp_path):
 def test_a_bad_lazy_cluster_file_exits_2(tmp_path, capsys):
     from concilio.cli import main
     bad = tmp_path / "lazy.yaml"
-    bad.write_text("algorithm: lazy_cluster\nworkers: 2\nslice: -5\n")
+    bad.write_text("kind: decomposition\nalgorithm: lazy_cluster\nworkers: 2\nslice: -5\nlatency: 0\n")
     assert main(["play", str(bad), "--nodes", "1000"]) == 2
     err = capsys.readouterr().err
-    assert "lazy.yaml" in err and "slice" in err
+    assert "lazy.yaml:4: slice: -5 is out of range" in err and "lazy.yaml:5: latency: 0 is out of range" in err
 
 
 def test_the_decomposition_player_plays_the_lazy_cluster():
