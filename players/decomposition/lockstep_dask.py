@@ -8,6 +8,7 @@ All the Dask in the lazy cluster is here (``base.cluster``'s ``open_cluster``; `
 ``workers=[address]``), so that moving it to another runner touches this file only."""
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 from base.cluster import open_cluster
@@ -54,9 +55,7 @@ class DaskLockstep:
         self.client.run(remote_new_game, self.prefix)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # workers already gone hold nothing
             self.client.run(remote_drop, self.prefix)
-        except Exception:  # noqa: BLE001 - workers already gone hold nothing
-            pass
         if self._own:
             self.cluster.close()

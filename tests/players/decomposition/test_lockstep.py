@@ -5,8 +5,8 @@ import pytest
 
 from players.core.tt import BOUND_EXACT, entry_depth, new_table, tt_export_deep, tt_probe, tt_store
 from players.decomposition.jobs import SearcherConfig
-from players.decomposition.lockstep import (InProcess, LockstepConfig, LockstepWorker, WorkerAnswer, run_lockstep,
-                                            skips, vote)
+from players.decomposition.lockstep import (InProcess, LockstepConfig, WorkerAnswer, run_lockstep, skips,
+                                            vote)
 from players.limits import Limit
 from players.searcher import Searcher
 
