@@ -193,3 +193,19 @@ def tt_import(tt, keys_in, data_in):
         e = np.uint64(data_in[j])
         slots[i] = key ^ e
         slots[i + 1] = e
+
+
+def tt_export_deep(tt, min_depth: int, count: int):
+    """Entries of depth >= ``min_depth``, at most ``count`` of them, deepest first (ties in
+    slot order): what a lazy-cluster worker sends the others at a slice boundary.  The
+    selection and its order depend only on the table's contents, so two runs of one search
+    send the same message (``tt_export``'s partition may pick among ties differently)."""
+    stored, data = tt[0][0::2], tt[0][1::2].view(np.int64)
+    used = np.nonzero(stored)[0]
+    if used.size == 0 or count <= 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    depths = (data[used] >> 19) & 0xFF
+    keep = depths >= min_depth
+    used, depths = used[keep], depths[keep]
+    used = used[np.argsort(-depths, kind="stable")[:count]]
+    return stored[used] ^ data[used].astype(np.uint64), data[used].copy()

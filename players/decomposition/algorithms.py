@@ -27,6 +27,10 @@
   that another worker is searching at that moment (ABDADA's deferral, Weill 1996, in
   Kerrigan's simplified form; ``players.core.shared_search``): the workers spread over the
   siblings instead of racing down the same subtree.
+* ``lazy_cluster``: Stockfish's MPI lazy cluster on the node clock (lockstep mode): every
+  worker a whole iterative deepening over a table of its own, deep entries exchanged at
+  slice boundaries, the move by the thread vote.  It is not driven from here but by
+  ``players.decomposition.lockstep`` (the decomposition player calls it).
 
 ``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player
 is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
@@ -54,7 +58,7 @@ from players.searcher import mate_in_moves
 from . import jobs
 from .jobs import SearcherConfig
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "lazy_cluster")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -447,6 +451,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         raise ValueError(f"{algorithm}: only abdada and lazy_smp over a shared table can restrict the root moves")
     if algorithm == "lazy_smp":
         return lazy_smp(master, fen, moves, depth, tt_exchange)
+    if algorithm == "lazy_cluster":
+        raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
     board = board_after(fen, moves)
     order = ordered_moves(board)
     if not order:

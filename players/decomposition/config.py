@@ -1,7 +1,7 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | lazy_cluster
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
@@ -15,6 +15,11 @@
     in_process: false          # the workers are search threads of this process, no Dask at all
                                # (an ensemble instance that is a parallel search; a match's game worker)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
+    # lazy_cluster only (lockstep mode, players/decomposition/lockstep.py):
+    slice: 2000                # nodes a worker searches between two exchanges
+    exchange_depth: 4          # entries at least this deep are sent to the other workers ...
+    exchange_size: 256         # ... at most this many per message, deepest first (0: no exchange)
+    latency: 1                 # slices from sending to storing in the receivers' tables (>= 1)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
 """
@@ -29,9 +34,12 @@ from base.config import (ConfigError, Located, YamlSource, as_mapping, check_key
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
+from .lockstep import LockstepConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster"}
+            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
+            "slice", "exchange_depth", "exchange_size", "latency"}
+LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -52,6 +60,7 @@ class DecompositionConfig:
     shared_table: bool = False
     threads: bool = False
     in_process: bool = False
+    lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -99,6 +108,20 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
+    lockstep = None
+    if algorithm == "lazy_cluster":
+        if shared or threads:
+            src.problem(("shared_table" if shared else "threads",),
+                        "lazy_cluster workers share no memory: no shared_table or threads")
+        d = LockstepConfig()
+        lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                                  get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
+                                  get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                                  get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
+    else:
+        for key in LOCKSTEP_KEYS:
+            if key in data:
+                src.problem((key,), f"only lazy_cluster has a lockstep {key}, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", CATEGORIES))
@@ -115,4 +138,5 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         raise ConfigError(src.problems)
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
-                               speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process))
+                               speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
+                               lockstep)

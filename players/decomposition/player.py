@@ -2,6 +2,7 @@
 ``SearchResult`` like any searcher's, so tournaments and UCI use it unchanged."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -16,7 +17,11 @@ from players.searcher import mate_in_moves
 from players.speed import equal_time
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
+from .lockstep import run_lockstep
 from .runner import DaskRunner, InlineRunner, ThreadRunner
+
+
+LOG = logging.getLogger(__name__)
 
 
 class DecompositionPlayer(BasePlayer):
@@ -34,8 +39,12 @@ class DecompositionPlayer(BasePlayer):
         self._move = 0
         self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
+        self.last_lockstep = None  # lazy_cluster: the last move's LockstepResult (node-clock metrics)
+        self._stop_lockstep = False
 
     def _start(self) -> None:
+        if self._runner is None and self.config.lockstep is not None:
+            self._lockstep_transport()
         if self._runner is None:
             if self.config.in_process and self.config.workers > 1:
                 self._runner = ThreadRunner(self.config.workers)
@@ -45,11 +54,25 @@ class DecompositionPlayer(BasePlayer):
                 self._runner = InlineRunner()
             self._options()
 
+    def _lockstep_transport(self) -> None:
+        """The lazy cluster's workers: in this process one after the other (``in_process``,
+        or a single worker), else on Dask workers (a local cluster of at most 2 processes,
+        or the scheduler's)."""
+        from .lockstep import InProcess
+        c = self.config
+        if c.in_process or (c.workers == 1 and not c.scheduler):
+            self._runner = InProcess(c.search, c.workers)
+        else:
+            from .lockstep_dask import DaskLockstep
+            self._runner = DaskLockstep(c.search, c.workers, min(c.workers, 2), c.scheduler)
+
     def _configured(self, old: Settings) -> None:
         """The searchers' table and the number of workers, from the next start on."""
         new = self._settings
         self.config = replace(self.config, workers=new.threads,
                               search=replace(self.config.search, hash_mb=float(new.hash_mb or 16)))
+        if self.config.lockstep is not None:
+            self.config = replace(self.config, lockstep=replace(self.config.lockstep, workers=new.threads))
 
     def describe(self) -> str:
         c = self.config
@@ -64,6 +87,9 @@ class DecompositionPlayer(BasePlayer):
 
     def new_game(self) -> None:
         self.start()
+        if self.config.lockstep is not None:
+            self._runner.new_game()
+            return
         if self._runner is not None:
             self._runner.drop_prefix(self._game)
             self._release_table()
@@ -91,6 +117,7 @@ class DecompositionPlayer(BasePlayer):
             self._table = ""
 
     def stop(self) -> None:
+        self._stop_lockstep = True
         if self.master is not None:
             self.master.abort()
 
@@ -98,6 +125,8 @@ class DecompositionPlayer(BasePlayer):
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
         ends the search and the last completed iteration answers.  ``searchmoves``
         restricts the root (abdada and shared-table lazy SMP only)."""
+        if self.config.lockstep is not None:
+            return self._lockstep_search(board, limits, searchmoves)
         start = time.perf_counter()
         root = board.root()
         moves = tuple(m.uci() for m in board.move_stack)
@@ -130,18 +159,45 @@ class DecompositionPlayer(BasePlayer):
                             root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
                             time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
 
+    def _lockstep_search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
+        """The lazy cluster: ``limits.nodes`` per worker (k times that in all) or ``limits.depth``;
+        a deadline ends it at a slice boundary.  The node clock's metrics of the move are kept
+        in ``last_lockstep`` and logged."""
+        if searchmoves:
+            raise ValueError("lazy_cluster cannot restrict the root moves")
+        start = time.perf_counter()
+        root = board.root()
+        moves = tuple(m.uci() for m in board.move_stack)
+        depth = limits.depth
+        if limits.nodes is None and depth is None:
+            depth = 64 if limits.movetime is not None else 8
+        deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
+        self._stop_lockstep = False
+        stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
+        r = run_lockstep(self._runner, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped)
+        self.last_lockstep = r
+        LOG.info("%s: %s", board.fen(), r.metrics())
+        n_root = board.legal_moves.count()
+        return SearchResult(bestmove=r.move, score_cp=r.score, mate=mate_in_moves(r.score), pv=r.pv or (r.move,),
+                            depth=r.depth, root_moves_searched=n_root, root_moves=n_root, seldepth=None,
+                            nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
+                            fen=board.fen())
+
     def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
         self.start()
         start = time.perf_counter()
         search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms).fixed(),
-                                  algorithm=self.config.algorithm, workers=self.config.workers)
+                                  algorithm=self.config.algorithm,
+                                  # lazy_cluster: every worker a machine of its own at full speed, N nodes each
+                                  workers=1 if self.config.lockstep is not None else self.config.workers)
         result = self.search(board, search_limit, search_limit.searchmoves)
         if info is not None:
             for it in result.iterations:
                 info(it)
-        return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes)
+        report = (self.last_lockstep.metrics(),) if self.config.lockstep is not None else ()  # UCI: info string
+        return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes, report=report)
 
     def close(self) -> None:
         if self._runner is not None and self._table:
