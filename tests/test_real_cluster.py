@@ -1,0 +1,117 @@
+"""A real cluster (issue 42 item 6): every Dask-using player, unchanged, against an external
+``dask scheduler`` and two ``dask worker`` processes started here on loopback, the way a
+cluster of machines is used (``cluster: {scheduler: tcp://...}`` in the player's file).
+
+The workers are separate processes that import the project from the checkout (PYTHONPATH),
+compile the engine on first use, and are killed when the test ends, passed or failed."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import pytest
+import yaml
+
+from ensemble.catalog import build, describe
+from players.limits import Limit
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "configs"
+START_TIMEOUT_S = 60.0
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory) -> str:
+    """``tcp://127.0.0.1:port`` of a scheduler with two single-threaded worker processes."""
+    from distributed import Client
+    logs = tmp_path_factory.mktemp("dask-logs")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    dask = [sys.executable, "-m", "distributed.cli.{}"]
+    processes: list[subprocess.Popen] = []
+
+    def spawn(args: list[str], log: str) -> None:
+        with open(logs / log, "wb") as out:
+            processes.append(subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
+
+    try:
+        spawn([dask[0], dask[1], dask[2].format("dask_scheduler"), "--host", "127.0.0.1",
+               "--port", address.rsplit(":", 1)[1], "--no-dashboard"], "scheduler.log")
+        for i in range(2):
+            spawn([dask[0], dask[1], dask[2].format("dask_worker"), address, "--nthreads", "1", "--nworkers", "1",
+                   "--host", "127.0.0.1", "--no-dashboard", "--name", f"w{i}"], f"worker{i}.log")
+        with Client(address, timeout=START_TIMEOUT_S) as client:
+            client.wait_for_workers(2, timeout=START_TIMEOUT_S)
+            # The workers import the project from the checkout, not from an installed copy.
+            where = client.run(lambda: __import__("base.cluster").__file__)
+            assert all(Path(f).resolve().is_relative_to(ROOT) for f in where.values()), where
+        yield address
+    except BaseException:
+        for p in processes:
+            _stop(p)
+        for log in sorted(logs.iterdir()):
+            sys.stderr.write(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}\n")
+        raise
+    finally:
+        for p in processes:
+            _stop(p)
+
+
+def _on_scheduler(tmp_path: Path, config: Path, kind: str, address: str) -> Path:
+    """A copy of ``config`` that names its kind and uses the scheduler at ``address``."""
+    data = yaml.safe_load(config.read_text())
+    data["kind"] = kind
+    data["cluster"] = {"scheduler": address}
+    path = tmp_path / config.name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.parametrize("config, kind, nodes", [
+    ("ensembles/3b.yaml", "ensemble", 2000),
+    ("decomposition/pv-split.yaml", "decomposition", 4000),
+    ("decomposition/lazy-cluster.yaml", "decomposition", 2000),
+])
+def test_player_plays_on_an_external_scheduler(scheduler, tmp_path, config, kind, nodes):
+    spec = describe(_on_scheduler(tmp_path, CONFIGS / config, kind, scheduler))
+    assert spec.kind == kind
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    with build(spec) as player:
+        played = player.play(board, Limit(nodes=nodes))
+        if kind == "ensemble":  # its instances live on the scheduler's two workers, not inline
+            assert len(player.workers()) == 2, player.workers()
+        else:
+            assert scheduler in player.describe(), player.describe()
+    assert chess.Move.from_uci(played.move) in board.legal_moves, played
+
+
+def test_with_scheduler_plays_a_shipped_file_unchanged(scheduler):
+    """The CLI's ``--scheduler`` route: the shipped file, the address from outside."""
+    spec = describe("pv-split").with_scheduler(scheduler)
+    board = chess.Board()
+    with build(spec) as player:
+        played = player.play(board, Limit(nodes=2000))
+    assert chess.Move.from_uci(played.move) in board.legal_moves, played
