@@ -32,6 +32,9 @@
   slice boundaries, the move by the thread vote.  It is not driven from here but by
   ``players.decomposition.lockstep`` (the decomposition player calls it).
 
+* ``aspiration``: parallel aspiration (Baudet): every worker searches the whole tree with a
+  disjoint window around the previous score, measured on the node clock (``.aspiration``).
+
 ``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player
 is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
 experiment variants: they are the thesis's peer cooperation and dynamic subcontracting
@@ -58,7 +61,7 @@ from players.searcher import mate_in_moves
 from . import jobs
 from .jobs import SearcherConfig
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "lazy_cluster")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -453,6 +456,9 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     if algorithm == "lazy_cluster":
         raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
+    if algorithm == "aspiration":  # parallel aspiration, its own module (it imports this one)
+        from .aspiration import parallel_aspiration
+        return parallel_aspiration(master, fen, moves, depth)
     board = board_after(fen, moves)
     order = ordered_moves(board)
     if not order:

@@ -1,13 +1,14 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | lazy_cluster
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | aspiration | lazy_cluster
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
     null_window: true          # splitting: younger brothers probed with a null window first (PVS)
     speculative: false         # root splitting: younger brothers do not wait for the eldest ...
-    margin: 25                 # ... and are probed at the previous iteration's score less this
+    margin: 25                 # ... and are probed at the previous iteration's score less this;
+                               # aspiration: the step of the windows around the previous score
     shared_table: false        # one table in shared memory for all workers (a local cluster only;
                                # abdada needs it)
     threads: false             # the workers are search threads of one worker process (a local

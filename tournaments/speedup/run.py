@@ -14,6 +14,7 @@ made just before them, since a shared machine's speed drifts over minutes.
     depth: 6
     workers: [1, 2]            # time-based rows
     node_workers: [4, 8]       # oversubscribed: node-based rows (SO)
+    clock_workers: [1, 2, 4, 8, 16]   # node-clock rows (``.nodes``) of the algorithms that have them
     search: {exact: true, null_move: false, lmr: false, futility: false}
     algorithms:
       - {name: root-split, algorithm: root_split, score_sharing: false}
@@ -36,6 +37,7 @@ from players.decomposition.runner import DaskRunner, InlineRunner
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 
+from .nodes import MAX_CLOCK_WORKERS, NodeRow, markdown_table, run_node_clock
 
 
 @dataclass
@@ -80,17 +82,23 @@ def _parse(src: YamlSource, folder: Path, given: str) -> tuple[dict, list[Decomp
             pass  # the problems stay in src: all of them are raised together below
     if src.problems:
         raise ConfigError(src.problems)
+    clock_workers = data.get("clock_workers", []) or []
+    if not isinstance(clock_workers, list) or not all(isinstance(k, int) and 1 <= k <= MAX_CLOCK_WORKERS
+                                                      for k in clock_workers):
+        raise ConfigError([f"{p}: clock_workers: expected a list of worker counts from 1 to {MAX_CLOCK_WORKERS}"])
     named = str(data.get("positions", "data:suites/bratko-kopec.epd"))
     positions = resolve_data_reference(named, folder)
     if positions is None:
         raise ConfigError([f"{p}: positions: no such file: {named}"])
     settings = {"positions": positions, "depth": int(data.get("depth", 6)), "workers": list(data.get("workers", [1, 2])),
-                "node_workers": list(data.get("node_workers", [4, 8])), "limit": data.get("limit"),
+                "node_workers": list(data.get("node_workers", [4, 8])),
+                "clock_workers": list(clock_workers), "limit": data.get("limit"),
                 "search": search, "name": data.get("name", p.stem)}
     return settings, variants
 
 
-def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) -> list[Row]:
+def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) -> list[Row | NodeRow]:
+    """The time-based (and oversubscribed) rows, then the node-clock rows (``.nodes``)."""
     suite = read_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
@@ -138,6 +146,12 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         finally:
             for runner in runners.values():
                 runner.close()
+    if settings.get("clock_workers"):
+        out(f"node clock: sequential N_1 {n1}; T_k in nodes (/work/tools/node-clock.md)")
+        clock_rows = run_node_clock(settings, variants, fens, n1, seq_scores, out)
+        for line in markdown_table(clock_rows):
+            out(line)
+        return rows + clock_rows
     return rows
 
 
@@ -183,10 +197,15 @@ def format_row(r: Row) -> str:
             f"{r.VR:9,.0f} {r.S_vr:5.2f} {r.production:5.2f} {r.messages:6d} {r.agree:3d}/{r.positions}{mark}")
 
 
-def write_csv(rows: list[Row], path: Path) -> None:
+def write_csv(rows: list[Row | NodeRow], path: Path) -> None:
+    """The time-based rows to ``path``, the node-clock rows (if any) beside it, ``<stem>-nodes.csv``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as handle:
-        w = csv.writer(handle)
-        w.writerow(list(Row.__dataclass_fields__))
-        for r in rows:
-            w.writerow([getattr(r, f) for f in Row.__dataclass_fields__])
+    for kind, where in ((Row, path), (NodeRow, path.with_name(f"{path.stem}-nodes{path.suffix}"))):
+        chosen = [r for r in rows if isinstance(r, kind)]
+        if kind is NodeRow and not chosen:
+            continue
+        with where.open("w", newline="") as handle:
+            w = csv.writer(handle)
+            w.writerow(list(kind.__dataclass_fields__))
+            for r in chosen:
+                w.writerow([getattr(r, f) for f in kind.__dataclass_fields__])

@@ -1,0 +1,61 @@
+"""Node-clock rows of ``concilio speedup``: the metrics from a hand-made clock, and the rows of a
+tiny file end to end."""
+import pytest
+
+from base.config import ConfigError
+from players.decomposition.aspiration import NodeClock
+from tournaments.speedup.nodes import NodeRow, node_row
+from tournaments.speedup.run import load_speedup, run_speedup, write_csv
+
+
+def test_node_clock_metrics_from_a_hand_made_tally():
+    clocks = [NodeClock(4, time=100, nodes=250, messages=10, overruns=1),
+              NodeClock(4, time=50, nodes=150, messages=6)]
+    r = node_row("x", 4, 300, clocks, agree=2, own_t1=240)
+    assert (r.T, r.N, r.messages, r.positions, r.overruns) == (150, 400, 16, 2, 1)
+    assert r.S == pytest.approx(2.0)  # N_1 / T_k = 300 / 150
+    assert r.E == pytest.approx(0.5)
+    assert r.SO == pytest.approx(400 / 300 - 1)
+    assert r.production == pytest.approx(400 / (4 * 150))
+    assert r.S_own == pytest.approx(1.6)
+
+
+CONFIG = """
+name: tiny-nodes
+positions: {positions}
+depth: 4
+limit: 3
+workers: []
+node_workers: []
+clock_workers: [1, 2, 4]
+search: {{exact: true, null_move: false, lmr: false, futility: false}}
+algorithms:
+  - {{name: aspiration, algorithm: aspiration, margin: 20}}
+  - {{name: root-split, algorithm: root_split}}
+"""
+
+
+def test_node_clock_rows_of_a_speedup_file(tmp_path, data_dir):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
+    settings, variants = load_speedup(path)
+    assert settings["clock_workers"] == [1, 2, 4] and variants[0].margin == 20
+    lines: list[str] = []
+    rows = run_speedup(settings, variants, out=lines.append)
+    assert all(isinstance(r, NodeRow) for r in rows)
+    assert [(r.algorithm, r.workers) for r in rows] == [("aspiration", k) for k in (1, 2, 4)]  # no clock in root_split
+    for r in rows:
+        assert r.agree == r.positions == 3
+        assert r.S == pytest.approx(r.E * r.workers) and 0 < r.production <= 1
+    one = rows[0]  # one worker, one full window: T = N, so S = 1 / (1 + SO)
+    assert one.production == 1 and one.S == pytest.approx(1 / (1 + one.SO)) and one.S_own == pytest.approx(1.0)
+    assert any(line.startswith("| aspiration | 4 |") for line in lines)  # the Markdown table
+    write_csv(rows, tmp_path / "out.csv")
+    assert (tmp_path / "out-nodes.csv").read_text().count("\n") == 4
+
+
+def test_more_than_sixteen_clock_workers_is_refused(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\nclock_workers: [2, 32]\nalgorithms:\n  - {name: a, algorithm: aspiration}\n")
+    with pytest.raises(ConfigError, match="clock_workers"):
+        load_speedup(path)

@@ -1,0 +1,109 @@
+"""Node-clock rows of ``concilio speedup`` (``/work/tools/node-clock.md``): algorithms whose
+workers are independent within an iteration run their k workers one after another in this
+process and report a :class:`players.decomposition.aspiration.NodeClock`, so that 2, 4, 8
+or 16 workers can be measured on two cores.  Time is counted in nodes:
+
+* T_k = the clock's nodes until the answer (the iterations' sum); T_1 = N_1, the
+  sequential search's nodes;
+* S = N_1 / T_k, E = S / k, SO = N_k / N_1 − 1 (N_k: the nodes all workers searched until
+  they were stopped), production factor = N_k / (k × T_k), messages (jobs, answers, stops);
+* S_own = T_1' / T_k against the same algorithm with one worker (for parallel aspiration:
+  plain full-window alpha-beta with iterative deepening, Baudet's baseline), where the
+  file's ``clock_workers`` include 1.
+
+The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
+thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from players.decomposition.algorithms import Master, iterate
+from players.decomposition.aspiration import NodeClock
+from players.decomposition.config import DecompositionConfig
+from players.decomposition.runner import InlineRunner
+
+CLOCK_ALGORITHMS = ("aspiration",)  # whose workers do not talk within an iteration
+MAX_CLOCK_WORKERS = 16
+
+
+@dataclass
+class NodeRow:
+    algorithm: str
+    workers: int
+    T: int  # nodes until the answer (the node clock)
+    N: int  # nodes all workers searched
+    S: float
+    E: float
+    SO: float
+    production: float
+    messages: int
+    agree: int
+    positions: int
+    S_own: float | None = None  # against the same algorithm with one worker
+    overruns: int = 0
+    fallbacks: int = 0
+    seconds: float = 0.0  # real time of the in-process run (all workers one after another)
+
+
+def node_row(algorithm: str, k: int, n1: int, clocks: list[NodeClock], agree: int, seconds: float = 0.0,
+             own_t1: int | None = None) -> NodeRow:
+    """The thesis's metrics with nodes for seconds, summed over the positions' clocks."""
+    T = sum(c.time for c in clocks)
+    N = sum(c.nodes for c in clocks)
+    S = n1 / T
+    return NodeRow(algorithm, k, T, N, S, S / k, N / n1 - 1, N / (k * T), sum(c.messages for c in clocks), agree,
+                   len(clocks), None if own_t1 is None else own_t1 / T, sum(c.overruns for c in clocks),
+                   sum(c.fallbacks for c in clocks), seconds)
+
+
+def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: list[str], n1: int,
+                   seq_scores: list[int], out=print) -> list[NodeRow]:
+    """The node-clock rows: every clock algorithm at every ``clock_workers`` count."""
+    rows: list[NodeRow] = []
+    own: dict[str, int] = {}
+    for v in (v for v in variants if v.algorithm in CLOCK_ALGORITHMS):
+        for k in settings.get("clock_workers", []):
+            runner = InlineRunner()
+            runner.workers = k  # k workers, run one after another in this process
+            clocks, agree = [], 0
+            started = time.perf_counter()
+            for i, fen in enumerate(fens):
+                key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
+                try:
+                    master = Master(runner, v.search, key, **v.master_options())
+                    r = iterate(master, v.algorithm, fen, (), settings["depth"], v.tt_exchange)
+                finally:
+                    runner.drop_prefix(key)
+                clocks.append(r.clock)
+                agree += r.score == seq_scores[i]
+            if k == 1:
+                own[v.name] = sum(c.time for c in clocks)
+            row = node_row(v.name, k, n1, clocks, agree, time.perf_counter() - started, own.get(v.name))
+            rows.append(row)
+            out(format_node_row(row))
+    return rows
+
+
+NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \
+            f"{'SO':>6s} {'prod':>5s} {'S_own':>5s} {'msgs':>6s} {'=seq':>6s}"
+
+
+def format_node_row(r: NodeRow) -> str:
+    own = "    -" if r.S_own is None else f"{r.S_own:5.2f}"
+    notes = (f"  ({r.overruns} overruns)" if r.overruns else "") + (f"  ({r.fallbacks} fallbacks)" if r.fallbacks
+                                                                     else "")
+    return (f"{r.algorithm:24s} {r.workers:2d} {r.T:10d} {r.N:10d} {r.S:5.2f} {r.E:5.2f} {r.SO:6.3f} "
+            f"{r.production:5.2f} {own} {r.messages:6d} {r.agree:3d}/{r.positions}{notes}")
+
+
+def markdown_table(rows: list[NodeRow]) -> list[str]:
+    """The rows as a Markdown table (``docs/speedup-nodes.md``)."""
+    head = "| algorithm | k | T_k (nodes) | N_k | S = N_1/T_k | E | SO | production | S_own | messages | = seq |"
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        own = "–" if r.S_own is None else f"{r.S_own:.2f}"
+        lines.append(f"| {r.algorithm} | {r.workers} | {r.T:,} | {r.N:,} | {r.S:.2f} | {r.E:.2f} | {r.SO:.3f} | "
+                     f"{r.production:.2f} | {own} | {r.messages:,} | {r.agree}/{r.positions} |")
+    return lines
