@@ -52,10 +52,14 @@ class Cluster:
         """Addresses of the workers alive now, in a stable order.  A local cluster keeps
         its list current from the scheduler's stream (free to read, where asking the
         scheduler is a round trip inside a timed move)."""
+        return sorted(self.worker_threads())
+
+    def worker_threads(self) -> dict[str, int]:
+        """The threads of each worker alive now, by address."""
         live = getattr(self.local, "scheduler_info", None)
-        if isinstance(live, dict) and "workers" in live:
-            return sorted(live["workers"])
-        return sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        if not (isinstance(live, dict) and "workers" in live):
+            live = self.client.scheduler_info(n_workers=-1)
+        return {address: int(w.get("nthreads", 1)) for address, w in live.get("workers", {}).items()}
 
     def close(self) -> None:
         """Close the client and our workers; a Ctrl-C meanwhile waits until they are closed
@@ -103,7 +107,7 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
                 local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
                                      host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
                                      silence_logs=logging.ERROR)
-                client = Client(local)
+                client = Client(local, direct_to_workers=True)  # jobs go straight to their worker, not through the scheduler
             cluster = Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
                               _dashboard(client) if dashboard else None)
     except BaseException:
