@@ -1,6 +1,7 @@
 """The one runner: jobs reach their slots and find what earlier jobs left there, failures are
 reported without losing finished work, a worker that dies is named and its job run again,
-and the state plugin's teardown quits the engines the jobs started."""
+the state plugin's teardown quits the engines the jobs started, and nothing outside
+``base/`` submits to Dask by itself."""
 import logging
 import os
 import re
@@ -213,6 +214,21 @@ def test_a_worker_that_dies_is_named_and_its_job_runs_again(tmp_path, caplog):
         while len(runner.live()) < 2 and time.time() < deadline:
             time.sleep(0.2)
         assert len(runner.live()) == 2 and victim not in {runner.where(i) for i in runner.live()}
+
+
+def test_nothing_outside_base_submits_to_dask_by_itself():
+    """Every part that runs work on workers goes through the runner (base/runner.py,
+    base/dask_runner.py): no client.submit, client.run, client.map or distributed.as_completed
+    of its own."""
+    pattern = re.compile(r"(client|cluster)\.(submit|run|map|gather|scatter|register_plugin)\(|actor=True"
+                         r"|from distributed import .*\b(as_completed|wait)\b|distributed\.(as_completed|wait)\(")
+    offenders = []
+    for folder in ("concilio", "ensemble", "players", "evaluation", "tournaments", "benchmarks"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == [], "\n".join(offenders)
 
 
 def test_the_runner_module_knows_nothing_of_chess():
