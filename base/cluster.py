@@ -1,23 +1,16 @@
-"""Dask for every part of Concilio: the cluster, what stays resident on a worker, and
-the runner protocol the players submit work through.
+"""Dask clusters for every part of Concilio: a local one on loopback, or an existing
+scheduler's workers.
 
 * :func:`open_cluster` starts a ``LocalCluster`` on loopback (worker processes, a quiet
   housekeeping schedule, the dashboard on an ephemeral loopback port) or connects to an
-  existing scheduler.  Ensembles, the decomposition player, matches and suites all
-  start their workers here.
-* :class:`Resident` holds objects that live in a worker process between tasks (an
-  instance's searcher with its warm hash table, a match player), keyed by a name the
-  coordinator chooses.
-* :class:`Runner` is what a player submits its searches through: on Dask workers, or
-  inline in the calling process (tests, one core, the sequential reference).
+  existing scheduler.  Work reaches the workers through a runner (``base.runner``,
+  ``base.dask_runner``), never through the client directly.
 """
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
 from base.errors import ConcilioError
 from base.interrupts import deaf_children, held_signals
@@ -52,10 +45,14 @@ class Cluster:
         """Addresses of the workers alive now, in a stable order.  A local cluster keeps
         its list current from the scheduler's stream (free to read, where asking the
         scheduler is a round trip inside a timed move)."""
+        return sorted(self.worker_threads())
+
+    def worker_threads(self) -> dict[str, int]:
+        """The threads of each worker alive now, by address."""
         live = getattr(self.local, "scheduler_info", None)
-        if isinstance(live, dict) and "workers" in live:
-            return sorted(live["workers"])
-        return sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        if not (isinstance(live, dict) and "workers" in live):
+            live = self.client.scheduler_info(n_workers=-1)
+        return {address: int(w.get("nthreads", 1)) for address, w in live.get("workers", {}).items()}
 
     def close(self) -> None:
         """Close the client and our workers; a Ctrl-C meanwhile waits until they are closed
@@ -103,7 +100,7 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
                 local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
                                      host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
                                      silence_logs=logging.ERROR)
-                client = Client(local)
+                client = Client(local, direct_to_workers=True)  # jobs go straight to their worker, not through the scheduler
             cluster = Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
                               _dashboard(client) if dashboard else None)
     except BaseException:
@@ -127,112 +124,3 @@ def worker_address() -> str:
         return get_worker().address
     except (ImportError, ValueError):
         return "inline"
-
-
-T = TypeVar("T")
-
-
-class Resident(Generic[T]):
-    """Objects kept in a worker process between tasks, by key.  Tasks pinned to the worker
-    find them here; a module that needs some makes one ``Resident`` at import time."""
-
-    def __init__(self) -> None:
-        self._items: dict[str, T] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> T | None:
-        with self._lock:
-            return self._items.get(key)
-
-    def get_or_create(self, key: str, make: Callable[[], T]) -> T:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None:
-                item = self._items[key] = make()
-            return item
-
-    def put(self, key: str, item: T) -> None:
-        with self._lock:
-            self._items[key] = item
-
-    def pop(self, key: str) -> T | None:
-        with self._lock:
-            return self._items.pop(key, None)
-
-    def pop_prefix(self, prefix: str) -> list[T]:
-        """Remove and return every item whose key starts with ``prefix`` (a game's)."""
-        with self._lock:
-            keys = [k for k in self._items if k.startswith(prefix)]
-            return [self._items.pop(k) for k in keys]
-
-    def pop_all(self) -> list[T]:
-        with self._lock:
-            items = list(self._items.values())
-            self._items.clear()
-            return items
-
-    def __iter__(self) -> Iterator[T]:
-        with self._lock:
-            return iter(list(self._items.values()))
-
-
-class Runner(Protocol):
-    """Where a player's searches run.  ``submit`` returns a future-like object with
-    ``result()`` and ``done()``; ``workers`` is how many searches can run at once."""
-
-    workers: int
-
-    def submit(self, fn: Callable, *args, key: str = "") -> Any: ...
-
-    def close(self) -> None: ...
-
-
-def map_as_completed(client, function: Callable[..., Any], argument_lists: list[tuple], key: int,
-                     log: logging.Logger) -> Iterator[tuple[Any, Any]]:
-    """``(arguments[key], result)`` for each call as it finishes, on the client's Dask
-    workers or, with no client, inline.  A call that fails is logged and left out, so a
-    long run keeps the rest and a rerun retries what is missing."""
-    if client is None:
-        for args in argument_lists:
-            try:
-                result = function(*args)
-            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
-                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
-                continue
-            yield args[key], result
-        return
-    from distributed import as_completed
-    futures = {}
-    try:
-        futures = {client.submit(function, *args, pure=False): args for args in argument_lists}
-        for future in as_completed(futures):
-            try:
-                result = future.result()
-            except Exception as exc:  # noqa: BLE001 - one lost item must not cost the rest
-                log.error("%s failed (%s); rerun to retry it", function.__name__, exc)
-                continue
-            yield futures[future][key], result
-    finally:
-        cancel_pending(client, futures)
-
-
-def cancel_pending(client, futures: Iterable[Any]) -> None:
-    """Cancel the futures not finished: a run stopped early (a Ctrl-C, a failure) starts no more
-    tasks, which would start engines again once the caller has let the workers' engines go."""
-    pending = [f for f in futures if not f.done()]
-    if pending:
-        try:
-            client.cancel(pending)
-        except Exception:  # noqa: BLE001 - a client that is gone has nothing left to start
-            pass
-
-
-def run_everywhere(client, function: Callable[[], Any]) -> None:
-    """Call ``function`` on every worker (a worker that is gone is skipped) and here: how
-    resident objects (engines whose reader threads keep a process alive) are let go."""
-    if client is not None:
-        try:
-            client.run(function)
-        except Exception:  # noqa: BLE001 - a worker that is gone has nothing left to release
-            pass
-    function()

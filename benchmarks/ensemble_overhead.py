@@ -11,11 +11,14 @@ checked).  Per move we report
   n <= cores, or the sequential total divided by the cores when n > cores
   (oversubscribed: instances then share cores and each search runs slower).
 
-Usage: python benchmarks/ensemble_overhead.py [--nodes 600000] [--sizes 2 6] [--positions 6]
+Usage: python benchmarks/ensemble_overhead.py [--nodes 600000] [--sizes 2 6] [--positions 6] [--rounds 1]
+(``--json`` adds one JSON line per size; ``benchmarks/ensemble_overhead_ab.py`` runs two
+checkouts in turn with it.)
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -35,7 +38,7 @@ def ensemble_config(n: int, nodes: int) -> EnsembleConfig:
                           Budget(Limit(nodes=nodes), deadline_ms=600_000), ClusterConfig(workers=n, dashboard=False))
 
 
-def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
+def measure(n: int, nodes: int, fens: list[str], cores: int, rounds: int = 1) -> dict:
     config = ensemble_config(n, nodes)
     sequential = [inst.make_searcher() for inst in config.instances]
     for s in sequential:
@@ -46,7 +49,7 @@ def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
         player.new_game()
         for s in sequential:
             s.new_game()
-        for fen in fens:
+        for fen in fens * rounds:
             started = time.perf_counter()
             decision = player.choose(fen)
             wall = time.perf_counter() - started
@@ -65,6 +68,8 @@ def measure(n: int, nodes: int, fens: list[str], cores: int) -> dict:
     return {
         "n": n,
         "coordination_ms": 1000 * statistics.mean(r["coordination"] for r in rows),
+        "coordination_median_ms": 1000 * statistics.median(r["coordination"] for r in rows),
+        "moves": len(rows),
         "wall": statistics.mean(r["wall"] for r in rows),
         "ideal": statistics.mean(r["ideal"] for r in rows),
         "overhead": statistics.mean(r["overhead"] for r in rows),
@@ -79,17 +84,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=600_000, help="nodes per instance (~1 s here)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 6])
     parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=1, help="times each position is played (more moves per median)")
+    parser.add_argument("--json", action="store_true", help="also one JSON line per size")
     args = parser.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
     fens = list(BENCH_FENS[: args.positions])
     print(f"{cores} cores; {args.nodes} nodes per instance; {len(fens)} positions")
     print(f"{'n':>3s} {'wall s':>7s} {'ideal s':>8s} {'overhead':>9s} {'coordination ms':>16s} "
-          f"{'search in worker / alone':>25s} same work")
+          f"{'median':>7s} {'search in worker / alone':>25s} same work")
     for n in args.sizes:
-        r = measure(n, args.nodes, fens, cores)
+        r = measure(n, args.nodes, fens, cores, args.rounds)
         note = "  (oversubscribed: more instances than cores)" if r["oversubscribed"] else ""
         print(f"{n:3d} {r['wall']:7.2f} {r['ideal']:8.2f} {100 * r['overhead']:8.1f}% {r['coordination_ms']:16.1f} "
-              f"{r['slowdown']:25.2f} {'yes' if r['same_work'] else 'NO'}{note}")
+              f"{r['coordination_median_ms']:7.1f} {r['slowdown']:25.2f} {'yes' if r['same_work'] else 'NO'}{note}")
+        if args.json:
+            print("JSON " + json.dumps(r), flush=True)
     return 0
 
 

@@ -20,7 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from players.decomposition.config import load_decomposition
-from players.decomposition.runner import DaskRunner
+from base.runner import Runner
+from players.decomposition.runner import open_runner
 from tournaments.speedup.run import timed_search
 from players.limits import Limit
 from base.resources import data_file
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITE = data_file("suites/bratko-kopec.epd")
 
 
-def one_run(runner: DaskRunner, config, fens: list[str], depth: int, run: int) -> dict:
+def one_run(runner: Runner, config, fens: list[str], depth: int, run: int) -> dict:
     exact = replace(config.search, exact=True, null_move=False, lmr=False, futility=False)
     reference = replace(exact, table="", defer=False)
     t1 = tn = n1 = nn = busy = 0.0
@@ -61,7 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     config = load_decomposition(args.config)
     fens = [p.fen for p in read_suite(SUITE).positions][: args.limit]
-    runner = DaskRunner(config.workers, threads=config.threads)
+    runner = open_runner(config.workers, threads=config.threads)
     try:
         runs = []
         for run in range(args.runs):

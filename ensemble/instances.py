@@ -12,18 +12,23 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import chess
 
-from base.cluster import Cluster, open_cluster
+from base.cluster import Cluster
+from base.runner import WorkerLost
 from players.limits import Limit
 from players.searcher import Searcher
 
 from ensemble import worker as worker_tasks
-from ensemble.config import Budget, EnsembleConfig, InstanceConfig
+from ensemble.config import Budget, EnsembleConfig
 from ensemble.decision import InstanceReport
 from ensemble.ballot import Ballot
 from ensemble.selection import CRITERIA
+
+if TYPE_CHECKING:
+    from base.dask_runner import DaskRunner
 
 SAFETY = 0.9  # share of a movetime deadline the instances may search; the rest is transport and selection
 Searches = tuple[list[InstanceReport], list[Ballot], float]  # reports, ballots, the move's deadline
@@ -88,63 +93,78 @@ class InlineInstances:
 
 class DaskInstances:
     """One instance resident on a Dask worker each (a local cluster by default, or the
-    file's scheduler), its hash table warm for the whole game."""
+    file's scheduler), its hash table warm for the whole game.  The instances' searches go
+    through one runner (``base.dask_runner``): each instance lives in a slot, a long-lived
+    actor on its worker, and a move costs one message out and one back per instance."""
 
     def __init__(self, config: EnsembleConfig, on_event: Callable[[str], None], cluster: Cluster | None = None
                  ) -> None:
         self.config = config
         self._on_event = on_event
-        self._cluster = cluster
-        self._own_cluster = cluster is None
+        self._cluster = cluster  # lent by the caller; None: the runner opens its own
+        self._runner: DaskRunner | None = None
         game = uuid.uuid4().hex[:8]
         self._keys = [f"{game}-{i}" for i in range(len(config.instances))]
-        self._placement: dict[str, str | None] = {}
+        self._slots: dict[str, int | None] = {}  # instance key -> the slot that holds it
 
     def start(self) -> None:
+        from base.dask_runner import DaskRunner
+        c = self.config.cluster
         if self._cluster is None:
-            c = self.config.cluster
-            self._cluster = open_cluster(c.workers or len(self.config.instances), c.scheduler,
-                                         c.threads_per_worker, c.dashboard)
-        futures = {key: self._place(key, inst) for key, inst in zip(self._keys, self.config.instances)}
-        for key, future in futures.items():
+            self._runner = DaskRunner.start(c.workers or len(self.config.instances), c.scheduler,
+                                            threads_per_worker=c.threads_per_worker, dashboard=c.dashboard)
+        else:
+            self._runner = DaskRunner(self._cluster)
+        live = self._runner.live()
+        self._slots = {key: None for key in self._keys}
+        jobs = {}
+        for i, (key, inst) in enumerate(zip(self._keys, self.config.instances)):
+            if live:  # round-robin in instance order: one instance per worker first
+                self._slots[key] = live[i % len(live)]
+                jobs[key] = self._runner.submit_to(self._slots[key], worker_tasks.create_instance, key, inst)
+        for key in jobs:
             try:
-                self._placement[key] = future.result(timeout=120)
+                jobs[key].result(timeout=120)
             except Exception as exc:  # noqa: BLE001 - a worker that cannot hold an instance is reported
-                self._placement[key] = None
+                self._slots[key] = None
                 self._on_event(f"instance {self._label(key)} could not start: {exc}")
 
     @property
+    def runner(self) -> DaskRunner:
+        assert self._runner is not None, "the instances are not started"
+        return self._runner
+
+    @property
     def client(self):
-        assert self._cluster is not None, "the instances are not started"
-        return self._cluster.client
+        return self.runner.client
 
     @property
     def description(self) -> str:
-        return self._cluster.description if self._cluster else "(not started)"
+        return self._runner.cluster.description if self._runner else "(not started)"
 
     @property
     def dashboard(self) -> str | None:
-        return self._cluster.dashboard if self._cluster else None
+        return self._runner.cluster.dashboard if self._runner else None
 
     @property
     def placement(self) -> dict[str, str | None]:
-        return {self._label(k): a for k, a in self._placement.items()}
+        return {self._label(k): self._address(k) for k in self._keys}
 
     def workers(self) -> list[str]:
         """The addresses of the cluster's workers alive now."""
-        return self._cluster.workers() if self._cluster else []
+        return self._runner.cluster.workers() if self._runner else []
 
     def new_game(self) -> None:
-        futures = [self.client.submit(worker_tasks.new_game_instance, key, workers=[addr], pure=False)
-                   for key, addr in self._placement.items() if addr]
-        for f in futures:
+        jobs = [self.runner.submit_to(slot, worker_tasks.new_game_instance, key)
+                for key, slot in self._slots.items() if slot is not None]
+        for job in jobs:
             try:
-                f.result(timeout=30)
+                job.result(timeout=30)
             except Exception:  # noqa: BLE001 - a lost instance is rebuilt at the next move anyway
                 pass
 
     def stop(self) -> None:
-        self._stop_remote(list(self._placement))
+        self._stop_remote(list(self._slots))
 
     def search(self, board: chess.Board, fen: str, moves: Sequence[str], budget: Budget, start: float) -> Searches:
         n = len(self.config.instances)
@@ -157,64 +177,49 @@ class DaskInstances:
             usable_ms = min(limits.movetime, int((span - reserve) * 1000))
             limits = Limit(movetime=max(1, int(usable_ms * SAFETY) - 15))
         self._replace_lost_instances()
-
-        from distributed import wait
-        futures = {}
-        for key, address in self._placement.items():
-            if address:
-                own = limits if limits.nodes is None else budget.limits(n, self._keys.index(key))
-                futures[key] = self.client.submit(
-                    worker_tasks.search_instance, key, fen, tuple(moves), own, self.config.needs_margin,
-                    workers=[address], allow_other_workers=False, pure=False, retries=0,
-                    key=f"search-{key}-{len(moves)}-{uuid.uuid4().hex[:6]}")
-        try:
-            wait(list(futures.values()), timeout=max(0.0, deadline - reserve - time.perf_counter()))
-        except Exception:  # noqa: BLE001 - distributed raises its TimeoutError when some are still running
-            pass
-        reports, ballots = self._collect(futures, board)
+        jobs = {}
+        for i, key in enumerate(self._keys):
+            slot = self._slots.get(key)
+            if slot is not None:
+                own = limits if limits.nodes is None else budget.limits(n, i)
+                jobs[key] = self.runner.submit_to(slot, worker_tasks.search_instance, key, fen, tuple(moves), own,
+                                                  self.config.needs_margin, key=f"search-{key}-{len(moves)}")
+        self.runner.wait(jobs.values(), timeout=max(0.0, deadline - reserve - time.perf_counter()))
+        reports, ballots = self._collect(jobs, board)
         return reports, ballots, deadline
 
     def close(self) -> None:
-        if self._cluster is None:
-            return
-        try:
-            for key, address in self._placement.items():
-                if address:
-                    self.client.run(worker_tasks.drop_instance, key, workers=[address], wait=False)
-        except Exception:  # noqa: BLE001 - closing must not fail because a worker is gone
-            pass
-        if self._own_cluster:
-            self._cluster.close()
-        self._cluster = None
+        """Close the runner: its plugin's teardown stops and drops the instances on every
+        worker, and a cluster of its own closes."""
+        if self._runner is not None:
+            self._runner.close()
+        self._runner = None
 
     # --- internals --------------------------------------------------------------------------------
     def _label(self, key: str) -> str:
         return self.config.instances[self._keys.index(key)].label
 
-    def _place(self, key: str, instance: InstanceConfig, avoid: Sequence[str] = ()):
-        workers = [w for w in self._cluster.workers() if w not in avoid]  # type: ignore[union-attr]
-        if not workers:
-            raise RuntimeError("no worker is alive")
-        load = {w: 0 for w in workers}
-        for addr in self._placement.values():
-            if addr in load:
-                load[addr] += 1
-        index = self._keys.index(key)
-        # Round-robin in instance order first; afterwards the least loaded worker.
-        target = workers[index % len(workers)] if not self._placement else min(workers, key=lambda w: load[w])
-        return self.client.submit(worker_tasks.create_instance, key, instance, workers=[target],
-                                  allow_other_workers=False, pure=False, key=f"create-{key}-{uuid.uuid4().hex[:6]}")
+    def _address(self, key: str) -> str | None:
+        slot = self._slots.get(key)
+        return None if slot is None or self._runner is None else self._runner.where(slot)
 
     def _replace_lost_instances(self) -> None:
-        alive = set(self._cluster.workers())  # type: ignore[union-attr]
-        lost = [k for k, a in self._placement.items() if a not in alive]
+        live = self.runner.live()
+        lost = [k for k in self._keys if self._slots.get(k) not in live]
         for key in lost:
+            self._slots[key] = None
+            if not live:
+                self._on_event(f"instance {self._label(key)} has no worker: no worker is alive")
+                continue
+            # The least loaded live slot (instances per slot), the first of those in a tie.
+            load = {s: sum(1 for v in self._slots.values() if v == s) for s in live}
+            slot = min(live, key=lambda s: load[s])
             try:
-                future = self._place(key, self.config.instances[self._keys.index(key)])
-                self._placement[key] = future.result(timeout=30)
-                self._on_event(f"instance {self._label(key)} rebuilt on {self._placement[key]} (cold hash table)")
+                self.runner.submit_to(slot, worker_tasks.create_instance, key,
+                                      self.config.instances[self._keys.index(key)]).result(timeout=30)
+                self._slots[key] = slot
+                self._on_event(f"instance {self._label(key)} rebuilt on {self.runner.where(slot)} (cold hash table)")
             except Exception as exc:  # noqa: BLE001
-                self._placement[key] = None
                 self._on_event(f"instance {self._label(key)} has no worker: {exc}")
 
     def _selection_reserve(self, total: float) -> float:
@@ -223,38 +228,37 @@ class DaskInstances:
         reserve = 0.03 + (0.05 if criterion.needs_evidence else 0.0) + (0.15 if criterion.needs_search else 0.0)
         return min(reserve, 0.25 * total)
 
-    def _collect(self, futures: dict, board: chess.Board) -> tuple[list[InstanceReport], list[Ballot]]:
-        alive = None
+    def _collect(self, jobs: dict, board: chess.Board) -> tuple[list[InstanceReport], list[Ballot]]:
         late: list[str] = []
         reports: list[InstanceReport] = []
         ballots: list[Ballot] = []
         legal = {m.uci() for m in board.legal_moves}
         for key, inst in zip(self._keys, self.config.instances):
-            address = self._placement.get(key)
+            address = self._address(key)
             weights = inst.weights_text()
-            future = futures.get(key)
-            if future is None:
+            job = jobs.get(key)
+            if job is None:
                 reports.append(InstanceReport(inst.label, weights, None, None, "no worker"))
                 continue
             reason = None
             result = None
-            if future.status == "finished":
-                result = future.result()
-                if result.bestmove not in legal:
-                    reason = f"illegal move {result.bestmove}"
-            elif future.status == "error":
-                exc = future.exception()
-                reason = f"{type(exc).__name__}: {exc}"
-            else:
-                if alive is None:
-                    alive = set(self._cluster.workers())  # type: ignore[union-attr]
-                if address not in alive:
-                    reason = f"worker {address} lost"
-                    self._placement[key] = None
+            if job.done():
+                error = job.exception()
+                if isinstance(error, WorkerLost):
+                    reason = f"worker lost: {error}"
+                    self._slots[key] = None
+                elif error is not None:
+                    reason = f"{type(error).__name__}: {error}"
                 else:
-                    reason = "missed the deadline"
-                    late.append(key)
-                future.release()  # no round trip: the stopped task ends soon, its result unread
+                    result = job.result()
+                    if result.bestmove not in legal:
+                        reason = f"illegal move {result.bestmove}"
+            elif address is None:
+                reason = "worker lost"
+                self._slots[key] = None
+            else:
+                reason = "missed the deadline"  # the stopped search ends soon, its result unread
+                late.append(key)
             if reason is not None:
                 self._on_event(f"{inst.label}: left out of this move's vote ({reason})")
             reports.append(InstanceReport(inst.label, weights, address, result, reason))
@@ -265,10 +269,7 @@ class DaskInstances:
 
     def _stop_remote(self, keys: list[str]) -> None:
         """One stop message to every worker that holds one of ``keys`` (no wait)."""
-        addresses = sorted({a for k, a in self._placement.items() if k in keys and a})
-        if self._cluster is None or not addresses:
+        slots = [s for k, s in self._slots.items() if k in keys and s is not None]
+        if self._runner is None or not slots:
             return
-        try:
-            self.client.run(worker_tasks.stop_instances, *keys, workers=addresses, wait=False)
-        except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
-            pass
+        self._runner.signal(worker_tasks.stop_instances, *keys, slots=slots)

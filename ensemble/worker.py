@@ -1,21 +1,23 @@
 """What runs on a Dask worker: instances kept resident in the worker process for a
 whole game, so each keeps its hash table warm between moves.
 
-Instances stay resident in the worker, keyed by a name the coordinator chooses;
-tasks pinned to the worker find them there.  ``stop_instances`` is sent with
-``Client.run``, which runs on the worker's event loop and so reaches a search that
-is busy in the worker's task thread.
+The coordinator sends these jobs through its runner (``base.dask_runner``) to the slot
+that holds the instance; the instances live in the runner's state on that worker, which
+stops their searches when the runner or the worker closes.  ``stop_instances`` is sent as
+a runner signal, which runs on the worker's event loop and so reaches a search that is
+busy in the slot's thread.
 """
 from __future__ import annotations
 
-from base.cluster import Resident, worker_address
+from base.cluster import worker_address
 from base.errors import ConcilioError
+from base.runner import Resident
 from players.limits import Limit
 from players.position import Position
 from players.result import SearchResult
 from players.searcher import Searcher
 
-_INSTANCES: Resident[Searcher] = Resident()
+_INSTANCES: Resident[Searcher] = Resident("ensemble.instances")  # stopped and closed with the runner
 
 
 class InstanceMissing(ConcilioError, RuntimeError):
@@ -47,8 +49,8 @@ def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: Limit,
 
 async def stop_instances(*keys: str) -> int:
     """Stop whichever of these instances live on this worker; how many did.  A coroutine,
-    so that ``Client.run(..., wait=False)`` runs it on the event loop at once, and one call
-    for every worker: a stop costs one message, not one per instance."""
+    so that a runner's signal runs it on the event loop at once, and one call for every
+    worker: a stop costs one message, not one per instance."""
     searchers = [s for s in map(_INSTANCES.get, keys) if s is not None]
     for searcher in searchers:
         searcher.stop()
@@ -58,6 +60,3 @@ async def stop_instances(*keys: str) -> int:
 def new_game_instance(key: str) -> None:
     _get(key).new_game()
 
-
-async def drop_instance(key: str) -> None:
-    _INSTANCES.pop(key)

@@ -55,11 +55,13 @@ from dataclasses import dataclass, field
 import chess
 import numpy as np
 
+from base.runner import Runner
 from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from . import jobs
 from .jobs import SearcherConfig
+from .runner import share_bounds, stop_running
 
 ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
@@ -97,7 +99,7 @@ class ParallelResult:
 
 
 class Master:
-    def __init__(self, runner, options: SearcherConfig, key: str, score_sharing: bool = True,
+    def __init__(self, runner: Runner, options: SearcherConfig, key: str, score_sharing: bool = True,
                  min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
                  null_window: bool = True, speculative: bool = False, margin: int = 25) -> None:
         self.runner = runner
@@ -119,7 +121,7 @@ class Master:
     def abort(self) -> None:
         """Stop everything now (called from a timer thread at the move's deadline)."""
         self.aborted = True
-        self.runner.stop(list(self.running))
+        stop_running(self.runner, list(self.running))
 
     def _check(self) -> None:
         if self.node_limit is not None and self.tally.nodes >= self.node_limit and not self.aborted:
@@ -235,7 +237,7 @@ class Master:
                     best, best_move, best_pv, alpha = s, m, (m,) + r.pv, s
                     improved.append(m)
                     if self.score_sharing and running:
-                        self.runner.share({j: -alpha for j, _, _ in running.values()})
+                        share_bounds(self.runner, {j: -alpha for j, _, _ in running.values()})
                 queue.insert(0, (m, s))
                 continue
             best, best_move, best_pv, taken = fold_answer(s, m, r.pv, best, best_move, best_pv, alpha, improved)
@@ -244,9 +246,9 @@ class Master:
                 if alpha >= beta:
                     break
                 if self.score_sharing and running:
-                    self.runner.share({j: -alpha for j, _, _ in running.values()})
+                    share_bounds(self.runner, {j: -alpha for j, _, _ in running.values()})
         if running:  # a cut-off: the rest is not needed
-            self.runner.stop([j for j, _, _ in running.values()])
+            stop_running(self.runner, [j for j, _, _ in running.values()])
             self.running.difference_update(j for j, _, _ in running.values())
             for f in running:
                 f.cancel()
@@ -339,7 +341,7 @@ class Master:
                 pending.clear()
                 pending_high.clear()
             if raised and self.score_sharing and running:
-                self.runner.share({j: -alpha for j, _, _, _ in running.values()})
+                share_bounds(self.runner, {j: -alpha for j, _, _, _ in running.values()})
         self.root_nodes = nodes
         return best, best_move, best_pv, improved
 
@@ -520,7 +522,7 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_ex
                                             moves, d, shared, tt_exchange, key=job))
         first = runner.first_done(futures)
         if master.aborted:
-            runner.stop([f"{master.key}-smp{d}-{w}" for w in range(n)])
+            stop_running(runner, [f"{master.key}-smp{d}-{w}" for w in range(n)])
             break
         latest = first.result()
         if master.aborted:
@@ -530,7 +532,7 @@ def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_ex
         if d < depth:
             results = [f.result() for f in futures]  # the exchange needs everyone's entries
         else:
-            runner.stop([f"{master.key}-smp{d}-{w}" for w in range(n) if futures[w] is not first])
+            stop_running(runner, [f"{master.key}-smp{d}-{w}" for w in range(n) if futures[w] is not first])
             for f in futures:
                 if f is not first:
                     f.cancel()
@@ -569,7 +571,7 @@ def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int,
     futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
                                 each, tuple(searchmoves), key=ids[w]) for w in range(n)]
     first = runner.first_done(futures)
-    runner.stop([j for j, f in zip(ids, futures) if f is not first])
+    stop_running(runner, [j for j, f in zip(ids, futures) if f is not first])
     results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
     master.running.difference_update(ids)
     for r in results:

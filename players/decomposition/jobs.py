@@ -1,6 +1,10 @@
 """Worker side of the decomposition player: a searcher per player kept in the worker
 process (its hash table survives from job to job and iteration to iteration), the
-job function, and the hooks the master uses to share a bound or exchange entries."""
+job function, and the hooks the master uses to share a bound or exchange entries.
+
+What a worker keeps is resident in the state of the runner whose jobs run there
+(``base.runner.Resident``): the searchers by job key, and the jobs running now (so that a
+bound or a stop order reaches them); closing the runner stops and drops them."""
 from __future__ import annotations
 
 import threading
@@ -9,15 +13,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from base.cluster import Resident, worker_address
+from base.cluster import worker_address
+from base.runner import Resident
 from evaluation.spec import CATEGORIES
 from players.position import Position
 from players.result import IterationInfo
 
-_SEARCHERS: Resident = Resident()  # job key -> the worker's searcher for it (its table stays warm)
-_RUNNING: dict[str, object] = {}  # job id -> searcher running it
-_STOPPED_EARLY: set[str] = set()  # jobs whose stop order came before they started
-_LOCK = threading.Lock()
+
+class RunningJobs:
+    """The jobs running in one worker process, and the stop orders that came before their
+    job started.  Closing it (its runner closing) stops every search still running."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: dict[str, object] = {}  # job id -> searcher running it
+        self.stopped_early: set[str] = set()  # jobs whose stop order came before they started
+
+    def close(self) -> None:
+        with self.lock:
+            searchers = list(self.running.values())
+        for searcher in searchers:
+            searcher.stop()
+
+
+_SEARCHERS: Resident = Resident("decomposition.searchers")  # job key -> the worker's searcher (its table stays warm)
+_JOBS: Resident[RunningJobs] = Resident("decomposition.jobs")
+
+
+def _jobs() -> RunningJobs:
+    return _JOBS.get_or_create("running", RunningJobs)
 
 
 @dataclass(frozen=True)
@@ -64,22 +88,24 @@ def run_job(key: str, options: SearcherConfig, job: str, fen: str, moves: tuple[
     """Search one node (the position after ``moves``) to ``depth`` in (alpha, beta)."""
     searcher = searcher_for(key, options)
     start = time.perf_counter()
-    with _LOCK:
-        _RUNNING[job] = searcher
+    here = _jobs()
+    with here.lock:
+        here.running[job] = searcher
     try:
         score, nodes, pv = searcher.search_node(Position.from_fen(fen, moves), depth, ply, alpha, beta, share)
     finally:
-        with _LOCK:
-            _RUNNING.pop(job, None)
+        with here.lock:
+            here.running.pop(job, None)
     return JobResult(job, score, nodes, pv, time.perf_counter() - start, worker_address())
 
 
 async def share_beta(jobs_and_betas: dict) -> int:
     """Lower the beta of jobs running here (score sharing); returns how many were touched."""
     touched = 0
-    with _LOCK:
+    here = _jobs()
+    with here.lock:
         for job, beta in jobs_and_betas.items():
-            s = _RUNNING.get(job)
+            s = here.running.get(job)
             if s is not None:
                 s.set_shared_beta(beta)
                 touched += 1
@@ -116,13 +142,14 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     if imported is not None and imported[0].size:
         tt_import(searcher.tt, imported[0], imported[1])
     start = time.perf_counter()
-    with _LOCK:
-        _RUNNING[job] = searcher
+    here = _jobs()
+    with here.lock:
+        here.running[job] = searcher
     try:
         result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth))
     finally:
-        with _LOCK:
-            _RUNNING.pop(job, None)
+        with here.lock:
+            here.running.pop(job, None)
     exported = tt_export(searcher.tt, export) if export else None
     return IterationResult(worker_address(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                            time.perf_counter() - start, exported)
@@ -136,18 +163,19 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     from players.limits import Limit
     searcher = searcher_for(key, options)
     start = time.perf_counter()
-    with _LOCK:
-        if job in _STOPPED_EARLY:  # stopped before it began: nothing to search
-            _STOPPED_EARLY.discard(job)
+    here = _jobs()
+    with here.lock:
+        if job in here.stopped_early:  # stopped before it began: nothing to search
+            here.stopped_early.discard(job)
             return IterationResult(worker_address(), 0, 0, "", (), 0, 0.0, None)
         searcher.reset_stop()
-        _RUNNING[job] = searcher
+        here.running[job] = searcher
     try:
         result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
                                  searchmoves=searchmoves or None, clear_stop=False)
     finally:
-        with _LOCK:
-            _RUNNING.pop(job, None)
+        with here.lock:
+            here.running.pop(job, None)
     return IterationResult(worker_address(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                            time.perf_counter() - start, None, result.iterations)
 
@@ -156,25 +184,23 @@ async def stop_jobs(job_ids: list[str]) -> int:
     """A cut-off made these jobs useless, or the move's time is up: stop them.  A job not
     started yet is remembered, so that it does not start a search nobody waits for."""
     stopped = 0
-    with _LOCK:
-        if len(_STOPPED_EARLY) > 10_000:  # orders for jobs that had finished: forget them
-            _STOPPED_EARLY.clear()
+    here = _jobs()
+    with here.lock:
+        if len(here.stopped_early) > 10_000:  # orders for jobs that had finished: forget them
+            here.stopped_early.clear()
         for job in job_ids:
-            s = _RUNNING.get(job)
+            s = here.running.get(job)
             if s is not None:
                 s.stop()
                 stopped += 1
             else:
-                _STOPPED_EARLY.add(job)
+                here.stopped_early.add(job)
     return stopped
 
 
-def drop_prefix_sync(prefix: str) -> int:
-    return len(_SEARCHERS.pop_prefix(prefix))
-
-
 async def drop_prefix(prefix: str) -> int:
-    return drop_prefix_sync(prefix)
+    """Drop the searchers of the jobs whose keys start with ``prefix`` (a finished game's)."""
+    return len(_SEARCHERS.pop_prefix(prefix))
 
 
 def create_local_table(name: str, size_mb: float) -> None:
@@ -186,8 +212,9 @@ def create_local_table(name: str, size_mb: float) -> None:
 async def release_table(name: str) -> None:
     """Detach this worker from a shared table (its searchers are dropped first)."""
     from .tables import release_shared_table
-    with _LOCK:
-        idle = not _RUNNING
+    here = _jobs()
+    with here.lock:
+        idle = not here.running
     release_shared_table(name, idle=idle)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from base.cluster import Resident
+from base.runner import Resident
 from players.core.context import C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_SELDEPTH, S_STOPPED
 from players.core.moves import move_to_uci
 from players.core.search import INF, MATE_BOUND
@@ -319,8 +319,9 @@ def run_lockstep(transport, config: LockstepConfig, fen: str, moves: tuple[str, 
 
 
 # The worker side over Dask: one long-lived LockstepWorker per (player, search worker) in the
-# worker process; each slice is a task pinned to that process (see lockstep_dask).
-_WORKERS: Resident = Resident()
+# worker process, resident in the state of the player's runner; each slice is a job sent to the
+# runner's slot on that process (see lockstep_dask).
+_WORKERS: Resident = Resident("decomposition.lockstep")
 
 
 def remote_begin(key: str, index: int, options: SearcherConfig, fen: str, moves: tuple[str, ...],
@@ -342,6 +343,3 @@ def remote_new_game(prefix: str) -> None:
         if worker.key.startswith(prefix):
             worker.new_game()
 
-
-def remote_drop(prefix: str) -> None:
-    _WORKERS.pop_prefix(prefix)

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import chess
 
+from base.runner import Runner
 from players.limits import Limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.result import SearchResult
@@ -18,7 +19,7 @@ from players.speed import equal_time
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
 from .lockstep import run_lockstep
-from .runner import DaskRunner, InlineRunner, ThreadRunner
+from .runner import drop_prefix, new_table, open_runner, release_table
 
 
 LOG = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ class DecompositionPlayer(BasePlayer):
 
     kind = "decomposition"
 
-    def __init__(self, config: DecompositionConfig, runner=None, name: str = "") -> None:
+    def __init__(self, config: DecompositionConfig, runner: Runner | None = None, name: str = "") -> None:
         super().__init__(name or f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)",
                          Settings(config.search.hash_mb, config.workers, COORDINATED_OVERHEAD_MS))
         self.config = config
@@ -40,18 +41,17 @@ class DecompositionPlayer(BasePlayer):
         self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
         self.last_lockstep = None  # lazy_cluster: the last move's LockstepResult (node-clock metrics)
+        self._lockstep = None  # lazy_cluster: its workers (in this process, or DaskLockstep on a runner)
         self._stop_lockstep = False
 
     def _start(self) -> None:
-        if self._runner is None and self.config.lockstep is not None:
-            self._lockstep_transport()
+        if self.config.lockstep is not None:
+            if self._lockstep is None:
+                self._lockstep_transport()
+            return
         if self._runner is None:
-            if self.config.in_process and self.config.workers > 1:
-                self._runner = ThreadRunner(self.config.workers)
-            elif self.config.workers > 1 or self.config.scheduler:
-                self._runner = DaskRunner(self.config.workers, self.config.scheduler, threads=self.config.threads)
-            else:
-                self._runner = InlineRunner()
+            self._runner = open_runner(self.config.workers, self.config.scheduler, threads=self.config.threads,
+                                       in_process=self.config.in_process)
             self._options()
 
     def _lockstep_transport(self) -> None:
@@ -61,10 +61,10 @@ class DecompositionPlayer(BasePlayer):
         from .lockstep import InProcess
         c = self.config
         if c.in_process or (c.workers == 1 and not c.scheduler):
-            self._runner = InProcess(c.search, c.workers)
+            self._lockstep = InProcess(c.search, c.workers)
         else:
             from .lockstep_dask import DaskLockstep
-            self._runner = DaskLockstep(c.search, c.workers, min(c.workers, 2), c.scheduler)
+            self._lockstep = DaskLockstep(c.search, c.workers, min(c.workers, 2), c.scheduler)
 
     def _configured(self, old: Settings) -> None:
         """The searchers' table and the number of workers, from the next start on."""
@@ -88,10 +88,10 @@ class DecompositionPlayer(BasePlayer):
     def new_game(self) -> None:
         self.start()
         if self.config.lockstep is not None:
-            self._runner.new_game()
+            self._lockstep.new_game()
             return
         if self._runner is not None:
-            self._runner.drop_prefix(self._game)
+            drop_prefix(self._runner, self._game)
             self._release_table()
         self._game = uuid.uuid4().hex[:8]  # fresh tables: a new key on every worker
         if self._runner is not None:
@@ -102,7 +102,7 @@ class DecompositionPlayer(BasePlayer):
         if not self.config.shared_table:
             return self.config.search
         if not self._table:
-            self._table = self._runner.new_table(f"concilio-{self._game}", self.config.search.hash_mb)
+            self._table = new_table(self._runner, f"concilio-{self._game}", self.config.search.hash_mb)
         return replace(self.config.search, table=self._table)
 
     @property
@@ -113,7 +113,7 @@ class DecompositionPlayer(BasePlayer):
     def _release_table(self) -> None:
         """Free the game's shared table (after its searchers are dropped)."""
         if self._table:
-            self._runner.release_table(self._table)
+            release_table(self._runner, self._table)
             self._table = ""
 
     def stop(self) -> None:
@@ -174,7 +174,7 @@ class DecompositionPlayer(BasePlayer):
         deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
         self._stop_lockstep = False
         stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run_lockstep(self._runner, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped)
+        r = run_lockstep(self._lockstep, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped)
         self.last_lockstep = r
         LOG.info("%s: %s", board.fen(), r.metrics())
         n_root = board.legal_moves.count()
@@ -201,9 +201,12 @@ class DecompositionPlayer(BasePlayer):
 
     def close(self) -> None:
         if self._runner is not None and self._table:
-            self._runner.drop_prefix(self._game)
+            drop_prefix(self._runner, self._game)
             self._release_table()
         if self._own and self._runner is not None:
             self._runner.close()
         self._runner = None
+        if self._lockstep is not None:
+            self._lockstep.close()
+            self._lockstep = None
         self._started = False

@@ -1,10 +1,10 @@
-"""The one Dask layer: local clusters and schedulers, worker-resident objects."""
+"""The one Dask layer: local clusters and schedulers."""
 import signal
 import socket
 
 import pytest
 
-from base.cluster import ClusterError, Resident, open_cluster, worker_address
+from base.cluster import ClusterError, open_cluster, worker_address
 
 
 def _free_port() -> int:
@@ -38,19 +38,3 @@ def test_a_local_cluster_lists_its_workers_on_loopback_and_runs_tasks_there():
         assert stop <= cluster.client.submit(_blocked, pure=False).result()  # and their task threads
     assert not {signal.SIGINT, signal.SIGTERM} & _blocked()  # this process listens
     assert worker_address() == "inline"
-
-
-def test_resident_objects_are_built_once_and_dropped_by_prefix():
-    built = []
-    resident: Resident[list] = Resident()
-
-    def make():
-        built.append(1)
-        return ["searcher"]
-    first = resident.get_or_create("game1-0", make)
-    assert resident.get_or_create("game1-0", make) is first and len(built) == 1
-    resident.put("game1-1", ["other"])
-    resident.put("game2-0", ["kept"])
-    assert sorted(map(tuple, resident.pop_prefix("game1-"))) == [("other",), ("searcher",)]
-    assert resident.get("game1-0") is None and resident.get("game2-0") == ["kept"]
-    assert resident.pop_all() == [["kept"]] and list(resident) == []

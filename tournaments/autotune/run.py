@@ -28,6 +28,7 @@ from statistics import mean
 import yaml
 
 from base.errors import ConcilioError
+from base.runner import Runner, borrowed_or_own
 from ensemble.autotune import TuneResult, greedy_with_swaps
 from ensemble.config import InstanceConfig
 from ensemble.ballot import Ballot, SelectionInput
@@ -124,7 +125,7 @@ class PoolBallots:
         return mean(position_value(p, m, objective) for p, m in zip(self.positions, moves))
 
 
-def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool = True, client=None,
+def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool = True, runner: Runner | None = None,
                  warn=lambda line: print(line, file=sys.stderr)) -> AutotuneOutcome:
     from tournaments.suite.config import SuiteRunConfig
     pseudo = SuiteRunConfig(config.name, (config.train, *config.confirm), (), config.budget, (), config.store,
@@ -144,10 +145,12 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
     full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
     on_train = {instance_key(i): i for i in (*config.pool, full, *(i for p in config.compare for i in p.instances))}
     added = 0
-    with SearchStore(config.store) as store:
+    # One runner for both searches (training and confirmation positions), when it searches.
+    with SearchStore(config.store) as store, borrowed_or_own(config.workers if search else 1, runner,
+                                                               dashboard=False) as runner:
         if search:
             added += run_phase1(store, on_train, train.positions, limits, config.budget_key, False, config.workers,
-                                client=client, progress=progress)
+                                runner=runner, progress=progress)
         view = StoreView(store, config.budget_key)
         tune = PoolBallots(view, config.pool, tune_positions)
         if tune.missing:
@@ -173,7 +176,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
         if search:
             for suite in confirm:
                 added += run_phase1(store, needed, suite.positions, limits, config.budget_key, False, config.workers,
-                                    client=client, progress=progress)
+                                    runner=runner, progress=progress)
             view = StoreView(store, config.budget_key)  # the searches just added, too
         held = Suite(f"{train.name} (held-out games)", train.path, validate_positions, [])
         comparisons = [_compare(view, contenders, held, "validate", warn)]

@@ -4,8 +4,9 @@ The output folder holds ``games.jsonl`` (one finished game per line, PGN include
 the source of truth), ``games.pgn`` (rebuilt from it, appended game by game) and
 ``summary.md``.  A killed match is resumed by running the same command: finished
 games are read back and only the others are played, so no game is lost or played
-twice.  Games run in parallel on Dask workers (``concurrency``), each worker keeping
-its players loaded between games.
+twice.  Games run in parallel on Dask workers (``concurrency``) through one runner
+(``base.runner``), each worker keeping its players loaded between games; the runner's
+closing quits them (engines included) on every worker.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from base.cluster import Resident, cancel_pending, open_cluster, run_everywhere
+from base.runner import Resident, Runner, borrowed_or_own
 from base.errors import ConcilioError
 from players.player import Player
 from tournaments.statistics.elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
@@ -25,23 +26,16 @@ from tournaments.match.config import MatchConfig
 from tournaments.match.players import PlayerEntry
 from tournaments.statistics.stats import SIGNIFICANCE, benjamini_hochberg, holm
 
-_PLAYERS: Resident[Player] = Resident()
+# The players a worker keeps between games.  The runner's closing closes them on every
+# worker (its plugin's teardown): a worker that is simply stopped leaves its engines behind,
+# and GNU Chess, its input closed, spins on a core for good (it would slow every later match
+# on the machine).
+_PLAYERS: Resident[Player] = Resident("match.players")
 
 
 def _player(entry: PlayerEntry) -> Player:
     """The worker's loaded copy of a player (built once, reused for every game it plays)."""
     return _PLAYERS.get_or_create(repr(entry), entry.build)
-
-
-def close_players() -> int:
-    """Quit the engines this process keeps between games; how many.  Called on every worker
-    before a cluster shuts down: a worker that is simply stopped leaves its engines behind,
-    and GNU Chess, its input closed, spins on a core for good (it would slow every later
-    match on the machine)."""
-    players = _PLAYERS.pop_all()
-    for player in players:
-        player.close()
-    return len(players)
 
 
 def play_game_task(spec: GameSpec, white: PlayerEntry, black: PlayerEntry, config: MatchConfig) -> GameRecord:
@@ -204,7 +198,9 @@ def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSum
 
 
 def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
-              client=None) -> MatchOutcome:
+              runner: Runner | None = None) -> MatchOutcome:
+    """Play what the match folder lacks, on ``runner`` (lent by the caller) or on a runner of
+    its own: ``concurrency`` workers, or this process for one."""
     folder = config.output
     folder.mkdir(parents=True, exist_ok=True)
     records = read_records(folder)
@@ -240,50 +236,28 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
         return _decided(config, summaries)
 
     try:
-        if stopped or not todo:
-            pass
-        elif config.concurrency <= 1 and client is None:
-            for spec in todo:
-                record = play_game_task(spec, config.entry(spec.white), config.entry(spec.black), config)
-                if finish(record):
-                    stopped = True
-                    break
-        else:
-            stopped = _run_parallel(config, todo, finish, client)
+        if not stopped and todo:
+            stopped = _play(config, todo, finish, runner)
     finally:
         bar.close()
-        if config.concurrency <= 1 and client is None:
-            close_players()
     write_summary(config, summaries, folder, records)
     return MatchOutcome(records, summaries, played, stopped)
 
 
-def _run_parallel(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool], client) -> bool:
-    from distributed import as_completed
-    cluster = open_cluster(config.concurrency, dashboard=False) if client is None else None
-    if cluster is not None:
-        client = cluster.client
-    stopped = False
-    futures = []
-    try:
-        futures = [client.submit(play_game_task, s, config.entry(s.white), config.entry(s.black), config,
-                                 pure=False, key=f"game-{config.name}-{s.id}") for s in todo]
-        for future in as_completed(futures):
-            try:
-                record = future.result()
-            except Exception as exc:  # noqa: BLE001 - a worker lost mid-game: the game is replayed on resume
-                print(f"a game failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
-                      file=sys.stderr)
-                continue
+def _play(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool],
+          runner: Runner | None) -> bool:
+    """Play ``todo`` as the runner's slots free up, each finished game handed to ``finish``
+    at once; True when ``finish`` says the match is decided (no further game starts)."""
+    def failed(args: tuple, exc: BaseException) -> None:  # the game is replayed on resume
+        print(f"game {args[0].id} failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
+              file=sys.stderr)
+
+    games = [(s, config.entry(s.white), config.entry(s.black), config) for s in todo]
+    with borrowed_or_own(config.concurrency, runner, dashboard=False) as used:
+        for _, record in used.map(play_game_task, games, on_error=failed):
             if finish(record):
-                stopped = True
-                break
-    finally:
-        cancel_pending(client, futures)  # no game starts once its players are closed
-        run_everywhere(client, close_players)
-        if cluster is not None:
-            cluster.close()
-    return stopped
+                return True
+    return False
 
 
 def _decided(config: MatchConfig, summaries: list[PairingSummary]) -> bool:

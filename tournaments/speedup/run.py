@@ -33,7 +33,7 @@ from base.resources import resolve_data_reference
 from players.decomposition.algorithms import Master, ParallelResult, iterate
 from players.decomposition.config import DecompositionConfig, decomposition_from
 from players.decomposition.jobs import SearcherConfig
-from players.decomposition.runner import DaskRunner, InlineRunner
+from players.decomposition.runner import drop_prefix, latency, new_table, open_runner, release_table
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 
@@ -114,9 +114,9 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         runners: dict[bool, object] = {}
         try:
             for threads in sorted({v.threads for v in variants}) if n > 1 else [False]:
-                runners[threads] = runner = InlineRunner() if n == 1 else DaskRunner(n, threads=threads)
+                runners[threads] = runner = open_runner(n, threads=threads)
                 if n > 1:
-                    job_rt, bcast = runner.latency()
+                    job_rt, bcast = latency(runner)
                     kind = "threads of one process" if threads else "workers"
                     out(f"{n} {kind}: job round trip {1000 * job_rt:.1f} ms, bound broadcast {1000 * bcast:.1f} ms")
             if 1 < n <= cores:
@@ -161,16 +161,16 @@ def timed_search(runner, variant: DecompositionConfig, options: SearcherConfig, 
     (named ``table``) when the variant asks, as the sequential search has a fresh one; the
     workers' searchers and the table are freed afterwards, outside the timing."""
     if variant.shared_table:
-        options = replace(options, table=runner.new_table(table, options.hash_mb))
+        options = replace(options, table=new_table(runner, table, options.hash_mb))
     try:
         master = Master(runner, options, key, **variant.master_options())
         started = time.perf_counter()
         result = iterate(master, variant.algorithm, fen, (), depth, variant.tt_exchange)
         seconds = time.perf_counter() - started
     finally:  # after a Ctrl-C too: a shared table's name would outlive the run in /dev/shm
-        runner.drop_prefix(key)
+        drop_prefix(runner, key)
         if options.table:
-            runner.release_table(options.table)
+            release_table(runner, options.table)
     return result, seconds
 
 

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from base.runner import Runner
 from players.limits import Limit
 from tournaments.records.epd import Suite, read_suite
 from tournaments.records.file_lines import left_out
@@ -45,7 +46,7 @@ def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.s
     return suites
 
 
-def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = True, client=None,
+def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = True, runner: Runner | None = None,
               warn=lambda line: print(line, file=sys.stderr)) -> SuiteRunOutcome:
     suites = read_suites(config, warn)
     positions = [p for s in suites for p in s.positions]
@@ -56,7 +57,7 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
         added = 0
         if search:
             added = run_phase1(store, config.instances(), positions, limits, config.budget_key, config.margin_probe,
-                               config.workers, client=client, progress=progress)
+                               config.workers, runner=runner, progress=progress)
         elapsed = time.perf_counter() - started
         training = None
         if config.learn is not None:

@@ -1,6 +1,7 @@
 """Phase 1 of a suite run: every distinct instance searches every position once
 (the thesis's optimisation: an instance shared by several players is searched once),
-in parallel on Dask workers, each finished batch committed to the store at once.
+in parallel on Dask workers through one runner (``base.runner``), each finished batch
+committed to the store at once.
 
 Each position is searched with a fresh hash table, so a result depends only on the
 position, the instance and the budget — the store's key — and not on which worker
@@ -14,7 +15,7 @@ from typing import Sequence
 
 import chess
 
-from base.cluster import Resident, open_cluster
+from base.runner import Resident, Runner, borrowed_or_own
 from ensemble.config import InstanceConfig
 from ensemble.evidence import pv_end
 from players.limits import Limit
@@ -26,7 +27,7 @@ from tournaments.suite.store import SearchStore, StoredSearch
 log = logging.getLogger("concilio.suite")
 BATCH = 8  # positions per task: small enough that a killed run loses little
 
-_SEARCHERS: Resident[Searcher] = Resident()
+_SEARCHERS: Resident[Searcher] = Resident("suite.searchers")  # an instance's searcher, kept between batches
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,11 @@ def pending_jobs(store: SearchStore, instances: dict[str, InstanceConfig], fens:
 
 
 def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positions: Sequence[SuitePosition],
-               limits: Limit, budget: str, margin_probe: bool, workers: int, client=None,
+               limits: Limit, budget: str, margin_probe: bool, workers: int, runner: Runner | None = None,
                progress: bool = True) -> int:
-    """Search what the store lacks; returns the number of searches added."""
+    """Search what the store lacks, on ``runner`` (lent by the caller) or on a runner of its
+    own (``workers`` Dask workers, or this process for one); returns the number of searches
+    added.  A batch that fails is reported; the others are kept, and a rerun retries it."""
     fens = [p.fen for p in positions]
     for fen in dict.fromkeys(fens):
         store.add_position(fen, position_terms(chess.Board(fen)))
@@ -72,36 +75,19 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
     if not jobs:
         return 0
     from tqdm import tqdm
-    bar = tqdm(total=total, unit="search", desc="phase 1", disable=not progress, smoothing=0.05)
     added = 0
-    if workers <= 1 and client is None:
-        for job in jobs:
-            added += store.add_searches(search_batch(job.key, job.instance, job.fens, limits, budget, margin_probe))
-            bar.update(len(job.fens))
-        bar.close()
-        return added
-    from distributed import as_completed
-    cluster = open_cluster(workers, dashboard=False) if client is None else None
-    if cluster is not None:
-        client = cluster.client
-    try:
-        futures = [client.submit(search_batch, j.key, j.instance, j.fens, limits, budget, margin_probe, pure=False)
-                   for j in jobs]
-        sizes = {f.key: len(j.fens) for f, j in zip(futures, jobs)}
-        failures = 0
-        for future in as_completed(futures):
-            try:
-                rows = future.result()
-            except Exception as exc:  # noqa: BLE001 - a failed batch is reported; the others are kept
-                failures += 1
-                log.error("a search batch failed (%s); rerun to retry it", exc)
-                continue
+    failures = []
+
+    def failed(args: tuple, exc: BaseException) -> None:
+        failures.append(args)
+        log.error("a search batch failed (%s: %s); rerun to retry it", type(exc).__name__, exc)
+
+    batches = [(j.key, j.instance, j.fens, limits, budget, margin_probe) for j in jobs]
+    with tqdm(total=total, unit="search", desc="phase 1", disable=not progress, smoothing=0.05) as bar, \
+            borrowed_or_own(workers, runner, dashboard=False) as used:
+        for args, rows in used.map(search_batch, batches, on_error=failed):
             added += store.add_searches(rows)
-            bar.update(sizes[future.key])
-        if failures:
-            log.error("%d batch(es) failed; finished searches are stored, rerun to complete", failures)
-    finally:
-        bar.close()
-        if cluster is not None:
-            cluster.close()
+            bar.update(len(args[2]))
+    if failures:
+        log.error("%d batch(es) failed; finished searches are stored, rerun to complete", len(failures))
     return added

@@ -10,8 +10,8 @@ neither a capture nor a promotion, and no mate in sight.  Games end at mate, a d
 
 A run appends each finished game to one text file (``fen;white_cp`` lines, then a
 ``#game seed result count`` line), so a killed run keeps every finished game and a rerun
-of the same command plays only the games missing.  Games run on Dask workers
-(``base.cluster``), one Stockfish per worker.
+of the same command plays only the games missing.  Games run on Dask workers through one
+runner (``base.runner``), one Stockfish per worker, quit when the runner closes.
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from base.cluster import map_as_completed, open_cluster, run_everywhere
+from base.runner import borrowed_or_own
 from base.errors import ConcilioError
 from players.external import find_engine_binary
-from tournaments.training.labelling import close_engines, drop_engine, resident_engine
+from tournaments.training.labelling import drop_engine, resident_engine
 from tournaments.openings.selfplay_draw import drawn_opening, game_seed
 
 log = logging.getLogger("concilio.fit")
@@ -199,17 +199,12 @@ def make_positions(plan: FitDataPlan, *, progress: bool = True) -> int:
             continue
         todo.append((seed, drawn_opening(book, plan.book.name, seed).start_fen, plan.engine, plan.depth,
                      plan.random_rate))
-    cluster = open_cluster(plan.workers, dashboard=False) if plan.workers > 1 and todo else None
-    client = cluster.client if cluster is not None else None
-    bar = tqdm(total=len(todo), unit="game", desc="self-play", disable=not progress, smoothing=0.02)
-    try:
-        for _, game in map_as_completed(client, play_game, todo, key=0, log=log):
+    if not todo:
+        return total
+    with tqdm(total=len(todo), unit="game", desc="self-play", disable=not progress, smoothing=0.02) as bar, \
+            borrowed_or_own(plan.workers, dashboard=False) as runner:
+        for _, game in runner.map(play_game, todo):
             append_game(plan.out, game)
             total += len(game.positions)
             bar.update(1)
-    finally:
-        bar.close()
-        run_everywhere(client, close_engines)
-        if cluster is not None:
-            cluster.close()
     return total

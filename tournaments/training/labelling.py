@@ -9,8 +9,9 @@ points and ``c9`` UCI moves, which ``concilio suite`` reads like STS, and with e
 position's source (``c1``) and, for self-play, the opening its game began from (``c2``,
 ``tournaments.records.opening_record``), so that matches and held-out splits can avoid them.
 
-Everything runs on Dask workers (``base.cluster``); each finished game and each
-labelled batch is committed at once, so a rerun of the same command resumes.
+Everything runs on Dask workers through one runner (``base.runner``); each finished game
+and each labelled batch is committed at once, so a rerun of the same command resumes.  The
+labelling engines live on the workers between batches; the runner's closing quits them.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from base.cluster import Resident, map_as_completed, open_cluster, run_everywhere
+from base.runner import Resident, Runner, borrowed_or_own
 from base.errors import ConcilioError
 from players.external import find_engine_binary, open_engine
 from players.limits import Limit
@@ -36,8 +37,18 @@ log = logging.getLogger("concilio.label")
 LABEL_BATCH = 16  # positions per labelling task: a killed run loses at most this many per worker
 SAMPLE_SPAN = 100  # plies after the book from which a game's positions are drawn
 
-_SEARCHERS: Resident = Resident()
-_ENGINES: Resident = Resident()
+
+
+def quit_engine(handle: chess.engine.SimpleEngine) -> None:
+    """Quit an engine (closed instead when it cannot answer ``quit``)."""
+    try:
+        handle.quit()
+    except Exception:  # noqa: BLE001 - a dead engine may not answer quit
+        handle.close()
+
+
+_SEARCHERS: Resident = Resident("label.searchers")  # the full engine that plays self-play games
+_ENGINES: Resident[chess.engine.SimpleEngine] = Resident("label.engines", close=quit_engine)  # labellers, by options
 
 
 class LabelError(ConcilioError, ValueError):
@@ -194,14 +205,11 @@ def label_batch(engine: str, options: dict, hash_mb: int, fens: Sequence[str], n
 
 
 def close_engines() -> int:
-    """Quit this process's engines, the labeller's and the fit's (their reader threads
-    would keep it alive)."""
-    engines = _ENGINES.pop_prefix("")
+    """Quit the engines resident here, the labeller's and the fit's (their reader threads
+    would keep the process alive); how many.  A runner's closing does this on its workers."""
+    engines = _ENGINES.pop_all()
     for handle in engines:
-        try:
-            handle.quit()
-        except Exception:  # noqa: BLE001 - a dead engine may not answer quit
-            handle.close()
+        quit_engine(handle)
     return len(engines)
 
 
@@ -225,7 +233,7 @@ def selfplay_openings(plan: LabelPlan, book: Sequence[BookEntry]) -> dict[int, O
     return {seed: drawn_opening(book, plan.book.name, seed) for seed in seeds}
 
 
-def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
+def run_label(plan: LabelPlan, *, progress: bool = True, runner: Runner | None = None,
               warn: Callable[[str], None] = lambda line: log.warning(line)) -> LabelOutcome:
     from tqdm import tqdm
 
@@ -245,14 +253,11 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
         for source, positions in pgn_games:
             positions_added += store.add_source(source, positions)
 
-        cluster = open_cluster(plan.workers, dashboard=False) if client is None and plan.workers > 1 else None
-        if cluster is not None:
-            client = cluster.client
-        try:
+        with borrowed_or_own(plan.workers, runner, dashboard=False) as used:
             if games_todo:
                 tasks = [(s, o.start_fen, plan.budgets, plan.per_game) for s, o in games_todo.items()]
                 with tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress) as bar:
-                    for seed, positions in map_as_completed(client, selfplay_game, tasks, key=0, log=log):
+                    for (seed, *_), positions in used.map(selfplay_game, tasks):
                         positions_added += store.add_source(f"selfplay:{seed}", positions, games_todo[seed])
                         bar.update(1)
             todo = store.unlabelled()
@@ -263,13 +268,9 @@ def run_label(plan: LabelPlan, *, progress: bool = True, client=None,
                          for b in batches]
                 with tqdm(total=len(todo), unit="position", desc="labels", disable=not progress,
                           smoothing=0.05) as bar:
-                    for _, labels in map_as_completed(client, label_batch, tasks, key=3, log=log):
+                    for _, labels in used.map(label_batch, tasks):
                         labels_added += store.add_labels(labels)
                         bar.update(len(labels))
-        finally:
-            run_everywhere(client, close_engines)
-            if cluster is not None:
-                cluster.close()
         return LabelOutcome(len(games_todo), positions_added, labels_added, store.count_positions(),
                             store.count_labels())
 

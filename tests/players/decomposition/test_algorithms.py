@@ -8,7 +8,8 @@ import pytest
 
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.jobs import SearcherConfig
-from players.decomposition.runner import DaskRunner, InlineRunner
+from base.runner import InlineRunner
+from players.decomposition.runner import drop_prefix, new_table, open_runner, release_table
 from players.limits import Limit
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)  # as in conftest
@@ -35,7 +36,7 @@ def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algori
 
 
 def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequential):
-    runner = DaskRunner(2)
+    runner = open_runner(2)
     try:
         for algorithm, sharing, options in VARIANTS:
             assert check(runner, bk, sequential, algorithm, sharing, "dask", options) == [], (algorithm, options)
@@ -89,7 +90,7 @@ def test_peer_workers_take_every_root_move_once_from_the_shared_agenda(bk, seque
     """Peer cooperation on Dask: the workers draw root moves from one shared counter with no
     master handing them out; each move is searched by exactly one worker."""
     from players.decomposition.algorithms import board_after, ordered_moves
-    runner = DaskRunner(2)
+    runner = open_runner(2)
     try:
         for i, p in enumerate(bk[:4]):
             master = Master(runner, EXACT, f"peer-{i}-{time.time_ns()}", True)
@@ -101,7 +102,7 @@ def test_peer_workers_take_every_root_move_once_from_the_shared_agenda(bk, seque
         runner.close()
 
 def test_a_cutoff_cancels_the_jobs_still_running():
-    runner = DaskRunner(2)
+    runner = open_runner(2)
     try:
         # The first root move of this position refutes everything at a null window above it:
         # searching the node with beta below the eldest's value cuts after one job.
@@ -159,16 +160,16 @@ def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential
     each other's moves through it."""
     from dataclasses import replace
 
-    runner = DaskRunner(2, threads=threads)
+    runner = open_runner(2, threads=threads)
     try:
         nodes = 0
         for i, p in enumerate(bk):
-            table = runner.new_table(f"concilio-test-{time.time_ns()}", 4)
+            table = new_table(runner, f"concilio-test-{time.time_ns()}", 4)
             search = replace(EXACT, table=table, defer=algorithm == "abdada")
             master = Master(runner, search, f"shared-{i}-{time.time_ns()}", True, **options)
             r = iterate(master, algorithm, p.fen, (), 4, 0)
-            runner.drop_prefix(master.key)
-            runner.release_table(table)
+            drop_prefix(runner, master.key)
+            release_table(runner, table)
             assert r.score == sequential[i][0], (i, algorithm, options)
             assert r.depth == 4
             nodes += r.tally.nodes

@@ -3,7 +3,7 @@
 import pytest
 
 from players.decomposition.config import load_decomposition
-from players.decomposition.runner import DaskRunner
+from players.decomposition.runner import open_runner
 
 
 def test_bad_decomposition_files_are_named():
@@ -18,7 +18,7 @@ def test_bad_decomposition_files_are_named():
                                 "cluster: {scheduler: 'tcp://10.0.0.1:8786'}\n")
     assert load_decomposition("abdada").threads and not load_decomposition(text="algorithm: lazy_smp\n").threads
     with pytest.raises(ValueError, match="local cluster"):
-        DaskRunner(2, "tcp://10.0.0.1:8786", threads=True)
+        open_runner(2, "tcp://10.0.0.1:8786", threads=True)
     with pytest.raises(ConfigError, match="search.mask"):
         load_decomposition(text="algorithm: pv_split\nsearch: {mask: MQ}\n")
     with pytest.raises(ConfigError, match="speculative.*only root_split"):

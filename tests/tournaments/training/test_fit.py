@@ -1,12 +1,9 @@
 """The term-value fit: the linear model it fits (against the real evaluation), the fit
 itself on a known target, and the rewrite of evaluation/params.py and evaluation/tables.py."""
-import logging
-
 import chess
 import numpy as np
 import pytest
 
-from base.cluster import map_as_completed
 from evaluation.evaluate import new_scratch
 from evaluation.fitting import LN10_400, term_coefficients, white_scores
 from evaluation.params import DEFAULT_PARAMS, PARAM_NAMES, TERMS
@@ -15,17 +12,6 @@ from players.position import Position
 from tests.tournaments.training.fit_files import FENS
 from tournaments.training import fit as tuning
 from tournaments.training.fit_positions import FitGame, append_game
-
-
-def test_a_failing_task_is_logged_and_the_others_kept(caplog):
-    def half(x):
-        if x == 2:
-            raise RuntimeError("boom")
-        return x * 10
-    with caplog.at_level(logging.ERROR):
-        got = list(map_as_completed(None, half, [(1,), (2,), (3,)], key=0, log=logging.getLogger("t")))
-    assert got == [(1, 10), (3, 30)]
-    assert "half failed (boom)" in caplog.text
 
 
 def _fit_set(tmp_path, labels):

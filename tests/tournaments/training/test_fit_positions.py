@@ -5,9 +5,10 @@ import pytest
 
 from tests.engines import needs_stockfish
 from tests.tournaments.training.fit_files import FENS
-from tournaments.training.fit_positions import (FitDataError, FitDataPlan, FitGame, append_game, close_engines,
+from tournaments.training.fit_positions import (FitDataError, FitDataPlan, FitGame, append_game,
                                                 drop_unfinished, make_positions, play_game, read_games,
                                                 read_positions)
+from tournaments.training.labelling import close_engines
 
 
 def test_positions_file_round_trip_and_a_killed_runs_tail(tmp_path):
