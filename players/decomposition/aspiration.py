@@ -19,7 +19,7 @@ windows take all the scores far from the guess; the speedup is capped because th
 worker with the right window still searches at least the minimal tree of its narrow
 window: Baudet's (and Pinhanez's) bound near 5–6, whatever k.
 
-**The node clock** (``/work/tools/node-clock.md``).  With the runner's ``client`` None the
+**The node clock** (``docs/node-clock.md``).  With the runner's ``client`` None the
 k workers run in this process, one after another, each on its own searcher (key
 ``{key}-w{i}``), and the search is measured in nodes: an iteration lasts T = the nodes of
 the worker that answers exactly; a worker that needs more is stopped at T nodes (it is run
@@ -51,6 +51,7 @@ from players.position import Position
 
 from . import jobs
 from .algorithms import Aborted, Master, ParallelResult, board_after, completed
+from .runner import stop_running
 
 
 def boundaries(guess: int, k: int, step: int) -> list[int]:
@@ -115,16 +116,17 @@ def run_window(key: str, options: jobs.SearcherConfig, job: str, fen: str, moves
     ctx = searcher.ctx
     stats = ctx[C_STATS]
     start = time.perf_counter()
-    with jobs._LOCK:
+    here = jobs.running_jobs()
+    with here.lock:
         stats[:] = 0
         stats[S_NODE_LIMIT] = node_limit
         ctx[C_STOP][0] = 0
-        jobs._RUNNING[job] = searcher
+        here.running[job] = searcher
     try:
         score = search_node(position.arrays, searcher.tt, ctx, depth, 0, alpha, beta)
     finally:
-        with jobs._LOCK:
-            jobs._RUNNING.pop(job, None)
+        with here.lock:
+            here.running.pop(job, None)
     pv = ctx[C_PV]
     n = int(ctx[C_PV_LEN][0])
     line = tuple(move_to_uci(int(pv[0, j])) for j in range(n) if pv[0, j] != 0)
@@ -236,7 +238,7 @@ def _iteration_on_dask(master: Master, clock: NodeClock, fen: str, moves: tuple[
         if wins[i][0] < r.score < wins[i][1]:
             answer = (i, r)
     if pending:
-        runner.stop([ids[i] for i in pending.values()])
+        stop_running(runner, [ids[i] for i in pending.values()])
     for f in futures:  # the stopped ones answer at once, with their nodes
         r = f.result()
         master.tally.nodes += r.nodes

@@ -40,7 +40,8 @@ _SEARCHERS: Resident = Resident("decomposition.searchers")  # job key -> the wor
 _JOBS: Resident[RunningJobs] = Resident("decomposition.jobs")
 
 
-def _jobs() -> RunningJobs:
+def running_jobs() -> RunningJobs:
+    """The jobs running in this worker process (its runner's state): where stop orders find them."""
     return _JOBS.get_or_create("running", RunningJobs)
 
 
@@ -88,7 +89,7 @@ def run_job(key: str, options: SearcherConfig, job: str, fen: str, moves: tuple[
     """Search one node (the position after ``moves``) to ``depth`` in (alpha, beta)."""
     searcher = searcher_for(key, options)
     start = time.perf_counter()
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         here.running[job] = searcher
     try:
@@ -102,7 +103,7 @@ def run_job(key: str, options: SearcherConfig, job: str, fen: str, moves: tuple[
 async def share_beta(jobs_and_betas: dict) -> int:
     """Lower the beta of jobs running here (score sharing); returns how many were touched."""
     touched = 0
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         for job, beta in jobs_and_betas.items():
             s = here.running.get(job)
@@ -142,7 +143,7 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
     if imported is not None and imported[0].size:
         tt_import(searcher.tt, imported[0], imported[1])
     start = time.perf_counter()
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         here.running[job] = searcher
     try:
@@ -163,7 +164,7 @@ def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tup
     from players.limits import Limit
     searcher = searcher_for(key, options)
     start = time.perf_counter()
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         if job in here.stopped_early:  # stopped before it began: nothing to search
             here.stopped_early.discard(job)
@@ -184,7 +185,7 @@ async def stop_jobs(job_ids: list[str]) -> int:
     """A cut-off made these jobs useless, or the move's time is up: stop them.  A job not
     started yet is remembered, so that it does not start a search nobody waits for."""
     stopped = 0
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         if len(here.stopped_early) > 10_000:  # orders for jobs that had finished: forget them
             here.stopped_early.clear()
@@ -212,7 +213,7 @@ def create_local_table(name: str, size_mb: float) -> None:
 async def release_table(name: str) -> None:
     """Detach this worker from a shared table (its searchers are dropped first)."""
     from .tables import release_shared_table
-    here = _jobs()
+    here = running_jobs()
     with here.lock:
         idle = not here.running
     release_shared_table(name, idle=idle)

@@ -1,4 +1,4 @@
-"""Node-clock rows of ``concilio speedup`` (``/work/tools/node-clock.md``): algorithms whose
+"""Node-clock rows of ``concilio speedup`` (``docs/node-clock.md``): algorithms whose
 workers are independent within an iteration run their k workers one after another in this
 process and report a :class:`players.decomposition.aspiration.NodeClock`, so that 2, 4, 8
 or 16 workers can be measured on two cores.  Time is counted in nodes:

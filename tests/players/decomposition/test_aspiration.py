@@ -9,10 +9,18 @@ import pytest
 from players.core.search import INF
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.aspiration import boundaries, holding, run_window, windows
-from players.decomposition.jobs import drop_prefix_sync
-from players.decomposition.runner import DaskRunner, InlineRunner
+from base.runner import _finish, current_state, in_state
+from players.decomposition import jobs
+from base.runner import InlineRunner
+from players.decomposition.runner import drop_prefix, open_runner
 
 from .conftest import EXACT
+
+
+def drop_searchers(prefix: str) -> None:
+    """Free the searchers a test's jobs left in this process."""
+    with in_state(current_state()):
+        _finish(jobs.drop_prefix(prefix))
 
 
 @pytest.mark.parametrize("guess", [0, 73, -250, 31990, -31999])
@@ -53,7 +61,7 @@ def test_only_the_window_holding_the_value_answers_it_exactly(bk, sequential):
             else:
                 assert r.score <= lo  # fails low
     finally:
-        drop_prefix_sync(key)
+        drop_searchers(key)
 
 
 @pytest.mark.parametrize("k", [1, 2, 5, 16])
@@ -65,7 +73,7 @@ def test_parallel_aspiration_answers_the_sequential_search(bk, sequential, k):
         try:
             r = iterate(Master(runner, EXACT, key), "aspiration", bk[i].fen, (), 4)
         finally:
-            drop_prefix_sync(key)
+            drop_searchers(key)
         assert r.score == sequential[i][0] and r.depth == 4
         c = r.clock
         assert c.fallbacks == 0 and len(c.iterations) == 4
@@ -87,17 +95,17 @@ def test_the_node_clock_does_not_depend_on_the_run(bk):
         try:
             clocks.append(iterate(Master(runner, EXACT, key), "aspiration", bk[2].fen, (), 4).clock)
         finally:
-            drop_prefix_sync(key)
+            drop_searchers(key)
     assert clocks[0] == clocks[1]
 
 
 def test_parallel_aspiration_over_dask_answers_the_sequential_search(bk, sequential):
-    runner = DaskRunner(2, threads=True)
+    runner = open_runner(2, threads=True)
     try:
         for i in (0, 3):
             master = Master(runner, EXACT, f"asp-dask-{i}-{time.time_ns()}")
             r = iterate(master, "aspiration", bk[i].fen, (), 4)
-            runner.drop_prefix(master.key)
+            drop_prefix(runner, master.key)
             assert r.score == sequential[i][0] and r.tally.jobs >= 2 * 4
     finally:
         runner.close()
