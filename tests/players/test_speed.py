@@ -121,7 +121,7 @@ def test_a_parallel_match_warns_where_it_runs_not_only_on_its_workers(shipped, c
     import tournaments.match.run as match_run
     from tournaments.match.config import load_match
     shipped.write_text(TWO.to_json())
-    monkeypatch.setattr(match_run, "_run_parallel", lambda *args: False)  # the workers, which read it too, faked
+    monkeypatch.setattr(match_run, "_play", lambda *args: False)  # the workers, which read it too, faked
     path = tmp_path / "m.yaml"
     path.write_text(f"players: [{{name: mb, instance: MB}}]\ngames: 2\nconcurrency: 2\n"
                     f"time_control: {{nodes: 500, equal_time: true}}\noutput: {tmp_path / 'out'}\n")
