@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.aspiration import NodeClock
 from players.decomposition.config import DecompositionConfig
-from players.decomposition.runner import InlineRunner
+from base.runner import InlineRunner
+from players.decomposition.runner import drop_prefix
 
 CLOCK_ALGORITHMS = ("aspiration",)  # whose workers do not talk within an iteration
 MAX_CLOCK_WORKERS = 16
@@ -75,7 +76,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
                     master = Master(runner, v.search, key, **v.master_options())
                     r = iterate(master, v.algorithm, fen, (), settings["depth"], v.tt_exchange)
                 finally:
-                    runner.drop_prefix(key)
+                    drop_prefix(runner, key)
                 clocks.append(r.clock)
                 agree += r.score == seq_scores[i]
             if k == 1:
