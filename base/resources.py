@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+# A wheel puts configs/ and data/ inside the concilio package (pyproject package-dir), which sits
+# beside base/ in site-packages as it does at the root of a checkout.
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "concilio"
 DATA_PREFIX = "data:"
 CONFIG_PATH_ENV = "CONCILIO_CONFIG_PATH"
 
@@ -19,7 +22,7 @@ CONFIG_PATH_ENV = "CONCILIO_CONFIG_PATH"
 def packaged(folder: str) -> Path:
     """``configs`` or ``data`` as shipped: inside the installed package, else the checkout's."""
     inside = PACKAGE / folder
-    return inside if inside.is_dir() else PACKAGE.parent / folder
+    return inside if inside.is_dir() else ROOT / folder
 
 
 def data_file(relative: str | Path) -> Path:
