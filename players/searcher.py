@@ -157,6 +157,33 @@ class Searcher:
             result = self._probe_margin(pos, result, limits, start)
         return result
 
+    def iteration(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int,
+                  guess: int) -> tuple[int, int, int, int]:
+        """One iteration of the iterative deepening: from depth 4 an aspiration window around
+        ``guess`` (the previous score), widened on the failing side until the score falls
+        inside or the search is stopped.  A new best move goes to the front of ``root_moves``.
+        Returns the score, the index the best move had, and the last window (alpha, beta)."""
+        stats = self.ctx[C_STATS]
+        window = self.aspiration
+        if depth >= 4 and abs(guess) < MATE_BOUND:
+            alpha, beta = guess - window, guess + window
+        else:
+            alpha, beta = -INF, INF
+        while True:
+            score, index = self._search_root(arrays, root_moves, n_root, depth, alpha, beta)
+            if index > 0 and score > alpha:  # a new best move: search it first from now on
+                root_moves[: index + 1] = np.roll(root_moves[: index + 1], 1)
+            if stats[S_STOPPED]:
+                break
+            if score <= alpha:
+                alpha = max(-INF, alpha - window)
+            elif score >= beta:
+                beta = min(INF, beta + window)
+            else:
+                break
+            window *= 2
+        return score, index, alpha, beta
+
     def _search_root(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int, alpha: int,
                      beta: int) -> tuple[int, int]:
         """One search of the root moves (``players.core.search.search_root``)."""
@@ -240,25 +267,8 @@ class Searcher:
         root_done = 0
         iterations: list[IterationInfo] = []
         for depth in range(1, max_depth + 1):
-            window = self.aspiration
-            if depth >= 4 and abs(best_score) < MATE_BOUND:
-                alpha, beta = best_score - window, best_score + window
-            else:
-                alpha, beta = -INF, INF
-            while True:
-                score, index = self._search_root(arrays, root_moves, n_root, depth, alpha, beta)
-                root_done = int(stats[S_ROOT_DONE])
-                if index > 0 and score > alpha:  # a new best move: search it first from now on
-                    root_moves[: index + 1] = np.roll(root_moves[: index + 1], 1)
-                if stats[S_STOPPED]:
-                    break
-                if score <= alpha:
-                    alpha = max(-INF, alpha - window)
-                elif score >= beta:
-                    beta = min(INF, beta + window)
-                else:
-                    break
-                window *= 2
+            score, index, alpha, beta = self.iteration(arrays, root_moves, n_root, depth, best_score)
+            root_done = int(stats[S_ROOT_DONE])
             if stats[S_STOPPED]:
                 # Keep an interrupted iteration's move only if it was searched to an exact score.
                 if index >= 0 and alpha < score < beta:

@@ -28,7 +28,7 @@ import numpy as np
 from base.runner import Resident
 from players.core.context import C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_SELDEPTH, S_STOPPED
 from players.core.moves import move_to_uci
-from players.core.search import INF, MATE_BOUND
+from players.core.search import MATE_BOUND
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.result import IterationInfo
@@ -134,24 +134,7 @@ class LockstepWorker:
             if skips(self.index, depth, self.max_depth):
                 self.depth += 1
                 continue
-            window = s.aspiration
-            if depth >= 4 and abs(self.score) < MATE_BOUND:
-                alpha, beta = self.score - window, self.score + window
-            else:
-                alpha, beta = -INF, INF
-            while True:
-                score, index = s._search_root(arrays, root_moves, n_root, depth, alpha, beta)
-                if index > 0 and score > alpha:  # a new best move: search it first from now on
-                    root_moves[: index + 1] = np.roll(root_moves[: index + 1], 1)
-                if stats[S_STOPPED]:
-                    break
-                if score <= alpha:
-                    alpha = max(-INF, alpha - window)
-                elif score >= beta:
-                    beta = min(INF, beta + window)
-                else:
-                    break
-                window *= 2
+            score, _, _, _ = s.iteration(arrays, root_moves, n_root, depth, self.score)
             if stats[S_STOPPED]:
                 break  # the slice is over: this iteration is searched again in the next one
             self.completed = depth
