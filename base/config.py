@@ -23,7 +23,7 @@ from base.errors import ConcilioError
 from base.resources import packaged, user_config_dirs
 
 FieldPath = tuple[object, ...]
-KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning", "cascade", "engines")
+KINDS = ("ensembles", "tournaments", "suites", "decomposition", "tuning", "cascade", "engines", "scaling")
 
 
 class ConfigError(ConcilioError, ValueError):

@@ -18,7 +18,7 @@ EXIT_SIGINT = 130  # the shell's 128 + SIGINT
 # Long commands: Ctrl-C or SIGTERM stops them cleanly.  Those that resume from what they
 # wrote are rerun to finish; the others start again.
 RESUMABLE = {"match", "suite", "label", "autotune", "book", "fit positions"}
-LONG = {"match", "suite", "label", "autotune", "book", "fit", "speedup", "speed-table"}
+LONG = {"match", "scaling", "suite", "label", "autotune", "book", "fit", "speedup", "speed-table"}
 
 
 
@@ -176,6 +176,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary-only", action="store_true",
                    help="rewrite summary.md from the games so far and play nothing (safe while the match runs)")
     p.set_defaults(func=commands.cmd_match)
+
+    p = sub.add_parser("scaling", help="the scaling sweep: every arm at every k against the full engine at N")
+    steps = p.add_subparsers(dest="step", required=True, metavar="STEP")
+    q = steps.add_parser("play", help="play (or resume) the sweep's points, k by k")
+    q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
+    q.add_argument("--arm", action="append", default=[], help="only this arm (repeatable): F, S, L, C, D, H")
+    q.add_argument("--workers", type=int, action="append", default=[], help="only this k (repeatable)")
+    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=commands.cmd_scaling_play)
+    q = steps.add_parser("report", help="the sweep's table and plot from the games so far (safe while it runs)")
+    q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
+    q.add_argument("--output", type=Path, default=Path("reports/scaling"), help="folder for table.md and elo.png")
+    q.add_argument("--document", type=Path, help="also put the table between the sweep-table markers of this file")
+    q.set_defaults(func=commands.cmd_scaling_report)
 
     p = sub.add_parser("uci", help="be a UCI engine on stdin/stdout")
     p.add_argument("config", nargs="?", help="a player: an instance mask (MKP), or a name or file of an ensemble, "

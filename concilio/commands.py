@@ -333,6 +333,30 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scaling_play(args: argparse.Namespace) -> int:
+    """Play the scaling sweep's points (each a resumable match in its own folder)."""
+    from tournaments.scaling.config import load_sweep
+    from tournaments.scaling.run import play_points
+    sweep = load_sweep(args.config)
+    points = sweep.points(tuple(args.arm), tuple(args.workers))
+    if not points:
+        print(f"{args.config}: no point matches --arm {args.arm} --workers {args.workers}", file=sys.stderr)
+        return 2
+    play_points(sweep, tuple(args.arm), tuple(args.workers), args.concurrency, progress=not args.quiet)
+    return 0
+
+
+def cmd_scaling_report(args: argparse.Namespace) -> int:
+    """The sweep's table and plot from the games played so far."""
+    from tournaments.scaling.config import load_sweep
+    from tournaments.scaling.report import write_report
+    sweep = load_sweep(args.config)
+    table, image = write_report(sweep, args.output, args.document)
+    print(table.read_text())
+    print(f"table: {table}" + (f"  plot: {image}" if image else ""))
+    return 0
+
+
 def cmd_uci(args: argparse.Namespace) -> int:
     """Speak UCI on stdin/stdout (the full engine, an instance mask or an ensemble file)."""
     from concilio.uci import UciEngine

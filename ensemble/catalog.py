@@ -132,7 +132,7 @@ def load(spec: PlayerSpec) -> Config:
     if spec.kind == "decomposition":
         config = load_decomposition(spec.config)
         if spec.workers:
-            config = replace(config, workers=spec.workers)
+            config = config.with_workers(spec.workers)
         if spec.scheduler:
             config = replace(config, scheduler=spec.scheduler)
         return config

@@ -26,7 +26,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,12 @@ class DecompositionConfig:
     threads: bool = False
     in_process: bool = False
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
+
+    def with_workers(self, workers: int) -> DecompositionConfig:
+        """This file with ``workers`` workers (the lockstep settings too: they count the workers
+        the node clock advances)."""
+        lockstep = None if self.lockstep is None else replace(self.lockstep, workers=workers)
+        return replace(self, workers=workers, lockstep=lockstep)
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""

@@ -69,10 +69,8 @@ class DecompositionPlayer(BasePlayer):
     def _configured(self, old: Settings) -> None:
         """The searchers' table and the number of workers, from the next start on."""
         new = self._settings
-        self.config = replace(self.config, workers=new.threads,
+        self.config = replace(self.config.with_workers(new.threads),
                               search=replace(self.config.search, hash_mb=float(new.hash_mb or 16)))
-        if self.config.lockstep is not None:
-            self.config = replace(self.config, lockstep=replace(self.config.lockstep, workers=new.threads))
 
     def describe(self) -> str:
         c = self.config

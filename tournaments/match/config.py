@@ -8,6 +8,7 @@
       - {name: gnuchess, uci: [gnuchess, --uci]}
       - {name: stockfish-1500, uci: [stockfish], options: {UCI_LimitStrength: true, UCI_Elo: 1500}}
       - {name: team, player: abdada}    # any player of the catalog (ensemble.catalog): a mask, a name, a file
+      - {name: lc8, decomposition: lazy-cluster, workers: 8}   # an ensemble's or decomposition's worker count
     baseline: full            # gauntlet: every other player against it (default: our full engine)
     mode: gauntlet            # or round_robin
     games: 20                 # per pairing; with a book each opening is played twice, colours swapped
@@ -23,7 +24,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -208,13 +209,21 @@ def _player(src: YamlSource, data: dict, path: FieldPath, kind: str, name: str, 
             src.problem(path + ("instance",), str(exc))
             return None
         return PlayerSpec("instance", name, str(data["instance"]), data.get("weights"))
+    workers = get_int(src, data, path + ("workers",), None, 1, 512)
     if kind == "player":
         try:
-            return describe(str(data["player"]), name=name)
+            spec = describe(str(data["player"]), name=name)
         except (ConfigError, EvalSpecError) as exc:
             src.problem(path + ("player",), "; ".join(getattr(exc, "problems", [str(exc)])))
             return None
-    if kind == "ensemble":
+        if workers is None:
+            return spec
+        if spec.kind not in ("ensemble", "decomposition"):
+            src.problem(path + ("workers",), f"{spec.name} is an {spec.kind}: only ensembles and decomposition "
+                                             "players have workers")
+            return None
+        spec = replace(spec, workers=workers)
+    elif kind == "ensemble":
         selection = as_mapping(src, data.get("selection"), path + ("selection",)) or {}
         if selection:
             params = dict(selection)
@@ -225,11 +234,12 @@ def _player(src: YamlSource, data: dict, path: FieldPath, kind: str, name: str, 
                 src.problem(path + ("selection",), str(exc))
                 return None
         distributed = get_bool(src, data, path + ("distributed",), False)
-        workers = get_int(src, data, path + ("workers",), None, 1, 512)
         # In a match an ensemble's instances search in its game's process unless it is distributed.
         spec = PlayerSpec("ensemble", name, str(data["ensemble"]), selection=dict(selection), inline=not distributed,
                           workers=workers)
-    elif kind in ("decomposition", "cascade"):
+    elif kind == "decomposition":
+        spec = PlayerSpec(kind, name, str(data[kind]), workers=workers)
+    elif kind == "cascade":
         spec = PlayerSpec(kind, name, str(data[kind]))
     else:
         command = data[kind]

@@ -1,0 +1,80 @@
+"""The sweep file: each point is the match it should be (player, budget, workers), bad files
+are named with their line, and a point played twice is resumed, not replayed."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from base.config import ConfigError
+from ensemble.catalog import load
+from tournaments.scaling.config import load_sweep
+from tournaments.scaling.report import collect, table, write_report
+from tournaments.scaling.run import play_points
+
+SWEEP = """\
+name: t
+nodes: 1000
+workers: [2, 4]
+games: 2
+openings: {{file: data:openings/sf-multipv-16plies-1000.epd, seed: 43}}
+max_plies: 12
+concurrency: 1
+output: {out}
+arms:
+  F: {{label: full at k N, player: MBXKPAR, budget: total}}
+  L: {{label: lazy cluster, player: lazy-cluster-in-process, workers: k, budget: per_worker}}
+  C: {{label: only at 4, player: {{4: MBXKPAR}}}}
+"""
+
+
+def sweep(tmp_path: Path, text: str = SWEEP):
+    return load_sweep(text=text.format(out=tmp_path / "runs"))
+
+
+def test_points_budgets_and_workers(tmp_path):
+    s = sweep(tmp_path)
+    assert [(a.key, k) for a, k in s.points()] == [("F", 2), ("L", 2), ("F", 4), ("L", 4), ("C", 4)]
+    f4 = s.point_match(s.arm("F"), 4)
+    assert f4.time_control("F4").per_move.nodes == 4000  # total: k x N for one search
+    assert f4.time_control("full").per_move.nodes == 1000
+    l4 = s.point_match(s.arm("L"), 4)
+    assert l4.time_control("L4").per_move.nodes == 1000  # per worker
+    config = load(l4.entry("L4"))
+    assert config.workers == 4 and config.lockstep.workers == 4  # the node clock counts the same workers
+    assert l4.output == tmp_path / "runs" / "L-4"
+    assert s.points(("C",), ()) == [(s.arm("C"), 4)]
+
+
+@pytest.mark.parametrize("arm, message", [
+    ("{label: x, player: MBXKPAR, budget: half}", "arms.X.budget: 'half' is not one of total, per_worker"),
+    ("{label: x, player: MBXKPAR, workers: k}", "arms.X.workers: MBXKPAR is an instance"),
+    ("{label: x, player: {3: MBXKPAR}}", "arms.X.player[3]: k = 3 is not among the sweep's workers"),
+    ("{label: x, player: no-such-player}", "arms.X.player:"),
+])
+def test_bad_arm_is_named_with_its_line(tmp_path, arm, message):
+    text = SWEEP.replace("  C: {{label: only at 4, player: {{4: MBXKPAR}}}}", "  X: " + arm.replace("{", "{{")
+                         .replace("}", "}}"))
+    with pytest.raises(ConfigError) as err:
+        sweep(tmp_path, text)
+    assert any(message in p and ":12:" in p for p in err.value.problems), err.value.problems
+
+
+def test_point_is_played_resumed_and_reported(tmp_path):
+    s = sweep(tmp_path)
+    play_points(s, ("F",), (2,), progress=False, out=lambda _: None)
+    lines = (tmp_path / "runs" / "F-2" / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and {json.loads(x)["white"] for x in lines} == {"F2", "full"}
+    outcome = play_points(s, ("F",), (2,), progress=False, out=lambda _: None)[0][2]
+    assert outcome.played == 0  # finished games are read back, never replayed
+    points = collect(s)
+    assert [(p.arm, p.k, p.games) for p in points] == [("F", 2, 2)]
+    assert points[0].nodes.startswith("2000 ")  # the arm's player spent k x N per move
+    doc = tmp_path / "doc.md"
+    doc.write_text("intro\n<!-- sweep table: begin -->\nold\n<!-- sweep table: end -->\nafter\n")
+    table_file, image = write_report(s, tmp_path / "report", doc)
+    text = doc.read_text()
+    assert "old" not in text and "| F | 2 | 2,000 | 2 |" in text and text.endswith("after\n")
+    assert table_file.read_text().count("| F | 2 |") == 1 and image is not None and image.exists()
+    assert table(s, [])[-1].startswith("|---")

@@ -1,0 +1,189 @@
+"""Sweep files (``configs/scaling/*.yaml``): many ways of spending k workers, each against the
+full engine at N nodes, at several k::
+
+    name: scaling
+    nodes: 10000              # N: the baseline's budget and each worker's
+    workers: [2, 4, 8, 16]    # the k of the sweep
+    games: 400                # per point: 200 opening pairs, colours swapped
+    openings: {file: data:openings/sf-multipv-16plies-1000.epd, seed: 43,
+               exclude: [data:training/selfplay-5k.epd]}
+    max_plies: 200
+    adjudication: {draw: {moves: 10, score: 10, after: 80}, resign: {moves: 3, score: 800}}
+    concurrency: 2            # games at once (every arm's player runs inside its game)
+    output: runs/scaling      # a point's games in OUTPUT/ARM-K/
+    arms:
+      F: {label: full engine at k × N, player: full, budget: total}
+      L: {label: lazy cluster, player: lazy-cluster-in-process, workers: k, budget: per_worker}
+      C: {label: consultation, player: {2: consult-2, 4: consult-4}, budget: per_worker}
+
+An arm's ``player`` is any catalog name (``ensemble.catalog``), or a mapping from k to one
+(a point the mapping lacks is not played); ``workers: k`` gives the player k workers;
+``budget`` is ``total`` (k × N nodes for the whole player: one search, or a team over one
+shared table) or ``per_worker`` (N for each worker, k × N in all); ``equal_time: true`` scales
+each worker's N by its measured speed (``players.speed``).
+
+Why a file of its own rather than one match file per point: the points must share every rule
+(openings, adjudication, N) so that they are comparable, and one place says which player
+stands for which arm at which k.  Each point *is* an ordinary match (``point_match``), played
+and resumed by ``tournaments.match``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                         load_checked)
+from ensemble.catalog import describe
+from evaluation.spec import EvalSpecError
+from tournaments.match.config import MatchConfig, load_match
+
+TOP_KEYS = {"name", "description", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
+            "concurrency", "output", "arms"}
+ARM_KEYS = {"label", "player", "workers", "budget", "equal_time"}
+BUDGETS = ("total", "per_worker")
+PER_POINT = ("games", "openings", "max_plies", "adjudication", "concurrency")  # copied into every point's match
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One way of spending k workers."""
+
+    key: str  # F, S, L, C, D, H
+    label: str
+    players: tuple[tuple[int, str], ...]  # (k, catalog name); k = 0: every k
+    set_workers: bool = False  # the player gets k workers
+    budget: str = "per_worker"
+    equal_time: bool = False
+
+    def player(self, k: int) -> str | None:
+        """The catalog name that stands for this arm at k workers (None: no point at k)."""
+        found = dict(self.players)
+        return found.get(k, found.get(0))
+
+    def nodes(self, k: int, n: int) -> int:
+        """The node budget of the arm's player at k: per move for the whole player, or per worker."""
+        return k * n if self.budget == "total" else n
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    name: str
+    nodes: int
+    workers: tuple[int, ...]
+    arms: tuple[Arm, ...]
+    output: Path
+    common: dict  # the match keys every point shares (PER_POINT)
+    source: str
+
+    def arm(self, key: str) -> Arm:
+        for a in self.arms:
+            if a.key == key:
+                return a
+        raise ConfigError([f"{self.source}: no arm {key!r}; the arms are {', '.join(a.key for a in self.arms)}"])
+
+    def points(self, arms: tuple[str, ...] = (), workers: tuple[int, ...] = ()) -> list[tuple[Arm, int]]:
+        """(arm, k) of every point the file defines, k by k (so that a sweep stopped part way has
+        every arm at the smaller k), restricted to ``arms`` and ``workers`` where given."""
+        chosen = [self.arm(a) for a in arms] if arms else list(self.arms)
+        ks = workers or self.workers
+        return [(arm, k) for k in ks for arm in chosen if arm.player(k) is not None]
+
+    def folder(self, arm: Arm, k: int) -> Path:
+        return self.output / f"{arm.key}-{k}"
+
+    def point_match(self, arm: Arm, k: int) -> MatchConfig:
+        """The match that is the point (arm, k): the arm's player against the full engine at N."""
+        name = arm.player(k)
+        if name is None:
+            raise ConfigError([f"{self.source}: arm {arm.key} has no player at k = {k}"])
+        entry: dict[str, Any] = {"name": f"{arm.key}{k}", "player": name,
+                                 "time_control": {"nodes": arm.nodes(k, self.nodes), "equal_time": arm.equal_time}}
+        if arm.set_workers:
+            entry["workers"] = k
+        data = {"name": f"{self.name}-{arm.key}-{k}",
+                "description": f"{arm.label}, k = {k} ({self.source})",
+                "players": [entry], "baseline": "full", "time_control": {"nodes": self.nodes},
+                "output": str(self.folder(arm, k)), **self.common}
+        return load_match(text=yaml.safe_dump(data, sort_keys=False))
+
+
+def load_sweep(path: str | Path | None = None, text: str | None = None) -> SweepConfig:
+    """Read and validate a sweep file; ``ConfigError`` lists every problem, with its line."""
+    def parse(src: YamlSource, folder: Path, given: str) -> SweepConfig | None:
+        return _parse(src, given)
+    return load_checked(path, text, "scaling", parse)
+
+
+def _parse(src: YamlSource, given: str) -> SweepConfig | None:
+    data = src.data
+    if not isinstance(data, dict):
+        src.problem((), "expected a mapping")
+        return None
+    check_keys(src, data, (), TOP_KEYS)
+    nodes = get_int(src, data, ("nodes",), 10_000, 1) or 10_000
+    workers = data.get("workers", [1, 2, 4, 8, 16])
+    if not (isinstance(workers, list) and workers and all(isinstance(k, int) and k >= 1 for k in workers)):
+        src.problem(("workers",), "expected a list of worker counts (integers >= 1)")
+        workers = []
+    for key in ("games", "max_plies", "concurrency"):
+        if key in data:
+            get_int(src, data, (key,), 1, 1)
+    arms_data = as_mapping(src, data.get("arms"), ("arms",)) or {}
+    if not arms_data:
+        src.problem(("arms",), "expected at least one arm: {KEY: {label, player, budget}}")
+    arms = [a for key, value in arms_data.items() if (a := _arm(src, str(key), value, workers)) is not None]
+    common = {k: data[k] for k in PER_POINT if k in data}
+    name = str(data.get("name", Path(src.name).stem))
+    if src.problems:
+        return None
+    sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
+                        common, given)
+    try:  # the shared match keys are checked once, as the match reader checks them
+        sweep.point_match(*sweep.points()[0]) if sweep.points() else None
+    except ConfigError as exc:
+        for problem in exc.problems:
+            src.problem((), problem.replace("<text>", "a point's match"))
+    return sweep
+
+
+def _arm(src: YamlSource, key: str, value: Any, workers: list[int]) -> Arm | None:
+    path: FieldPath = ("arms", key)
+    data = as_mapping(src, value, path)
+    if data is None:
+        return None
+    check_keys(src, data, path, ARM_KEYS)
+    raw = data.get("player")
+    players: list[tuple[int, str]] = []
+    if isinstance(raw, str):
+        players.append((0, raw))
+    elif isinstance(raw, dict) and raw:
+        for k, name in raw.items():
+            if not isinstance(k, int) or k < 1 or not isinstance(name, str):
+                src.problem(path + ("player", k), "expected k: a player's name (k a worker count)")
+                continue
+            if k not in workers:
+                src.problem(path + ("player", k), f"k = {k} is not among the sweep's workers {workers}")
+            players.append((k, name))
+    else:
+        src.problem(path + ("player",), "expected a player's name, or a mapping from k to one")
+    for k, name in players:
+        try:
+            spec = describe(name)
+        except (ConfigError, EvalSpecError) as exc:
+            where = path + ("player",) + ((k,) if k else ())
+            src.problem(where, "; ".join(getattr(exc, "problems", [str(exc)])))
+            continue
+        if data.get("workers") == "k" and spec.kind not in ("ensemble", "decomposition"):
+            src.problem(path + ("workers",), f"{name} is an {spec.kind}: only ensembles and decomposition players "
+                                             "have workers")
+    if data.get("workers", "k") != "k":
+        src.problem(path + ("workers",), "the only value is k (the player gets the point's k workers)")
+    budget = data.get("budget", "per_worker")
+    if budget not in BUDGETS:
+        src.problem(path + ("budget",), f"{budget!r} is not one of {', '.join(BUDGETS)}")
+    return Arm(key, str(data.get("label", key)), tuple(players), "workers" in data, str(budget),
+               get_bool(src, data, path + ("equal_time",), False))

@@ -1,0 +1,120 @@
+"""A sweep's results: one row per point (pentanomial Elo against the full engine at N, and what
+the arm's player spent per move), and Elo against k for every arm in one plot.
+
+Read from the points' game records only, so the report can be rewritten at any time, also
+while points are still being played."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from tournaments.match.report import MoveBudgets, move_budgets
+from tournaments.match.run import read_records, summarise
+from tournaments.scaling.config import SweepConfig
+from tournaments.statistics.elo import EloEstimate
+
+BEGIN, END = "<!-- sweep table: begin -->", "<!-- sweep table: end -->"
+
+
+@dataclass(frozen=True)
+class PointResult:
+    arm: str
+    label: str
+    k: int
+    nodes_budget: int
+    games: int
+    planned: int
+    wdl: tuple[int, int, int]
+    elo: EloEstimate | None  # pentanomial, on finished opening pairs; None before the first pair
+    nodes: str  # the arm's player per move: median [5%, 95%]
+    depth: str
+
+
+def collect(sweep: SweepConfig) -> list[PointResult]:
+    """Every point of the sweep that has games, k by k."""
+    out = []
+    for arm, k in sweep.points():
+        match = sweep.point_match(arm, k)
+        records = read_records(match.output)
+        if not records:
+            continue
+        summary = summarise(match, records)[0]
+        budget = move_budgets(records).get(summary.player, MoveBudgets(summary.player))
+        out.append(PointResult(arm.key, arm.label, k, arm.nodes(k, sweep.nodes), summary.games, match.games,
+                               summary.wdl, summary.pentanomial(), MoveBudgets.spread(budget.nodes),
+                               MoveBudgets.spread(budget.depths)))
+    return out
+
+
+def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
+    """The sweep's table in Markdown (a point still running says how far it is)."""
+    lines = [f"N = {sweep.nodes:,} nodes (the baseline's budget and each worker's); Elo: pentanomial over "
+             "finished opening pairs, 95% interval, against the full engine at N.", "",
+             "| arm | k | player's budget | games | W-D-L | Elo [95%] | nodes per move, median [5%, 95%] | "
+             "depth, median [5%, 95%] |", "|---|---|---|---|---|---|---|---|"]
+    for p in points:
+        games = f"{p.games}" + ("" if p.games >= p.planned else f" of {p.planned} (running)")
+        elo = "-" if p.elo is None else _interval(p.elo)
+        lines.append(f"| {p.arm} | {p.k} | {p.nodes_budget:,} | {games} | {'-'.join(map(str, p.wdl))} | {elo} | "
+                     f"{p.nodes} | {p.depth} |")
+    return lines
+
+
+def _interval(e: EloEstimate) -> str:
+    def fmt(x: float) -> str:
+        return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x) + 0:+d}"
+    return f"{fmt(e.elo)} [{fmt(e.low)}, {fmt(e.high)}]"
+
+
+def plot(sweep: SweepConfig, points: list[PointResult], path: Path) -> Path | None:
+    """Elo against k (log scale) for every arm, with 95% intervals."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    drawn = False
+    for i, arm in enumerate(sweep.arms):
+        mine = [p for p in points if p.arm == arm.key and p.elo is not None]
+        if not mine:
+            continue
+        ks = [p.k * (1 + 0.03 * (i - len(sweep.arms) / 2)) for p in mine]  # side by side, not on top
+        elo = [p.elo.elo for p in mine]
+        low = [max(0.0, p.elo.elo - max(p.elo.low, -1000)) for p in mine]
+        high = [max(0.0, min(p.elo.high, 1000) - p.elo.elo) for p in mine]
+        ax.errorbar(ks, elo, yerr=[low, high], marker="o", capsize=3, label=arm.label)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(sweep.workers), [str(k) for k in sweep.workers])
+    ax.set_xlabel("workers k")
+    ax.set_ylabel(f"Elo against the full engine at {sweep.nodes:,} nodes")
+    ax.set_title(f"Sweep {sweep.name}: Elo against k (95% intervals)")
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None) -> tuple[Path, Path | None]:
+    """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
+    table's markers is replaced by the table (the rest of the document is the author's)."""
+    points = collect(sweep)
+    lines = table(sweep, points)
+    folder.mkdir(parents=True, exist_ok=True)
+    table_path = folder / "table.md"
+    table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines) + "\n")
+    image = plot(sweep, points, folder / "elo.png")
+    if document is not None:
+        text = document.read_text()
+        if BEGIN not in text or END not in text:
+            raise ValueError(f"{document}: no '{BEGIN}' … '{END}' markers to put the table between")
+        head, rest = text.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        document.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
+    return table_path, image

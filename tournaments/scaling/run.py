@@ -1,0 +1,26 @@
+"""Playing a sweep's points: each one an ordinary match in its own folder, so that a point
+resumes where it stopped, and a point finished is never replayed."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tournaments.match.run import MatchOutcome, run_match
+from tournaments.scaling.config import SweepConfig
+
+
+def play_points(sweep: SweepConfig, arms: tuple[str, ...] = (), workers: tuple[int, ...] = (),
+                concurrency: int | None = None, progress: bool = True,
+                out: Callable[[str], None] = print) -> list[tuple[str, int, MatchOutcome]]:
+    """Play (or resume) the chosen points one after the other, k by k."""
+    done = []
+    for arm, k in sweep.points(arms, workers):
+        match = sweep.point_match(arm, k)
+        if concurrency:
+            from dataclasses import replace
+            match = replace(match, concurrency=concurrency)
+        out(f"point {arm.key}{k}: {arm.label}; {match.describe_time_controls()}; output {match.output}")
+        outcome = run_match(match, progress=progress, out=out)
+        for s in outcome.summaries:
+            out(s.line(match))
+        done.append((arm.key, k, outcome))
+    return done
