@@ -98,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", help="auto-tune file, or a name in configs/tuning (distribution, ...)")
     p.add_argument("--workers", type=int, help="Dask workers for the searches (overrides the file)")
     p.add_argument("--no-search", action="store_true", help="tune only on what the store holds")
+    p.add_argument("--adopt", metavar="ENGINE", help="take over the store's searches of an older engine fingerprint "
+                   "once a sample of them, searched again, is identical")
+    p.add_argument("--size", type=int, help="exactly this many instances; the outputs' names end in -SIZE")
+    p.add_argument("--verify", type=int, default=200, help="searches to repeat before adopting (default 200)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=commands.cmd_autotune)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -163,7 +164,6 @@ def cmd_suite(args: argparse.Namespace) -> int:
     from tournaments.suite.run import format_outcome, run_suite
     config = load_suite(args.config)
     if args.workers:
-        from dataclasses import replace
         config = replace(config, workers=args.workers)
     outcome = run_suite(config, search=not args.no_search, progress=not args.quiet)
     print(format_outcome(outcome))
@@ -179,9 +179,11 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     from tournaments.autotune.run import format_outcome, run_autotune
     config = load_autotune(args.config)
     if args.workers:
-        from dataclasses import replace
         config = replace(config, workers=args.workers)
-    outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet)  # AutotuneError: exit 2
+    if args.size:
+        config = config.of_size(args.size)
+    outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet,  # AutotuneError: exit 2
+                           adopt=args.adopt, verify=args.verify)
     print(format_outcome(outcome))
     return 0
 
@@ -305,8 +307,6 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     """A match, gauntlet or round robin from a YAML file; resumes from its output folder."""
-    from dataclasses import replace
-
     from tournaments.match.config import load_match
     from tournaments.match.run import run_match
     config = load_match(args.config)

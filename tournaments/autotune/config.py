@@ -24,11 +24,11 @@ or searches per candidate set, which the stored ballots do not hold).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from base.config import YamlSource, as_mapping, check_keys, get_int, get_number, load_checked
+from base.config import ConfigError, YamlSource, as_mapping, check_keys, get_int, get_number, load_checked
 from ensemble.config import InstanceConfig, default_label
 from ensemble.distribution import DistributionError, distribute
 from ensemble.selection import CRITERIA
@@ -64,6 +64,14 @@ class AutotuneConfig:
     report: Path
     workers: int
     source: str = ""
+
+    def of_size(self, size: int) -> AutotuneConfig:
+        """The same tune for exactly ``size`` instances, its outputs named ``…-SIZE`` (one file
+        serves every team size of the scaling sweep)."""
+        if not 1 <= size <= len(self.pool):
+            raise ConfigError([f"{self.source}: size {size} from a pool of {len(self.pool)}"])
+        return replace(self, min_size=size, max_size=size, out=self.out.with_name(f"{self.out.stem}-{size}.yaml"),
+                       report=self.report.with_name(f"{self.report.name}-{size}"))
 
     @property
     def budget_key(self) -> str:

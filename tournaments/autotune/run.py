@@ -43,6 +43,7 @@ from tournaments.suite.config import FULL_LABEL, CriterionSpec, PlayerSpec, inst
 from tournaments.suite.metrics import Score, StoreView, score_moves
 from tournaments.suite.report import markdown_table
 from tournaments.suite.run import read_suites
+from tournaments.suite.adopt import adopt_searches
 from tournaments.suite.search import run_phase1
 
 TUNED = "tuned"
@@ -126,7 +127,10 @@ class PoolBallots:
 
 
 def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool = True, runner: Runner | None = None,
-                 warn=lambda line: print(line, file=sys.stderr)) -> AutotuneOutcome:
+                 warn=lambda line: print(line, file=sys.stderr), adopt: str | None = None,
+                 verify: int = 200) -> AutotuneOutcome:
+    """``adopt``: an older engine fingerprint whose stored searches this engine takes over once
+    ``verify`` of them, searched again, are identical (``tournaments.suite.adopt``)."""
     from tournaments.suite.config import SuiteRunConfig
     pseudo = SuiteRunConfig(config.name, (config.train, *config.confirm), (), config.budget, (), config.store,
                             config.report, config.workers, False, config.source)
@@ -148,6 +152,10 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
     # One runner for both searches (training and confirmation positions), when it searches.
     with SearchStore(config.store) as store, borrowed_or_own(config.workers if search else 1, runner,
                                                                dashboard=False) as runner:
+        if adopt:
+            done = adopt_searches(store, on_train, f"{kind}={amount} engine={adopt}", config.budget_key, limits, verify)
+            warn(f"adopted engine {adopt}'s searches: {done.checked} searched again, all identical; "
+                 f"{done.copied} rows copied to {config.budget_key!r}")
         if search:
             added += run_phase1(store, on_train, train.positions, limits, config.budget_key, False, config.workers,
                                 runner=runner, progress=progress)

@@ -3,6 +3,7 @@ resumes where it stopped, and a point finished is never replayed."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from tournaments.match.run import MatchOutcome, run_match
 from tournaments.scaling.config import SweepConfig
@@ -16,7 +17,6 @@ def play_points(sweep: SweepConfig, arms: tuple[str, ...] = (), workers: tuple[i
     for arm, k in sweep.points(arms, workers):
         match = sweep.point_match(arm, k)
         if concurrency:
-            from dataclasses import replace
             match = replace(match, concurrency=concurrency)
         out(f"point {arm.key}{k}: {arm.label}; {match.describe_time_controls()}; output {match.output}")
         outcome = run_match(match, progress=progress, out=out)

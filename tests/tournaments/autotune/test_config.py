@@ -42,3 +42,12 @@ def test_an_unknown_ensemble_is_named_under_its_own_field(data_dir, tmp_path):
     with pytest.raises(ConfigError) as err:
         load_autotune(path)
     assert "compare[1]: ensemble 'no-such-ensemble'" in str(err.value)
+
+
+def test_one_file_serves_every_team_size():
+    config = load_autotune("scaling-d")
+    eight = config.of_size(8)
+    assert (eight.min_size, eight.max_size) == (8, 8)
+    assert eight.out.name == "scaling-d-8.yaml" and eight.report.name == "autotune-scaling-d-8"
+    with pytest.raises(ConfigError, match="size 40 from a pool of 34"):
+        config.of_size(40)
