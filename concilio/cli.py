@@ -139,8 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=commands.cmd_book)
 
     from tournaments.training.fit import DEFAULT_POSITIONS, RIDGE
-    p = sub.add_parser("fit", help="fit the evaluation's term values: 'positions' plays and labels them, "
-                                   "'terms' fits them", description=fit_doc(),
+    p = sub.add_parser("fit", help="fit the evaluation's term values ('positions' plays and labels them, "
+                                   "'terms' fits them) or a team's calibration", description=fit_doc(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP")
     q = steps.add_parser("positions", help="play and label the fit's positions (resumes)")
@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--apply", action="store_true",
                    help="write the fitted values into evaluation/params.py (and tables.py)")
     q.set_defaults(func=commands.cmd_fit_terms)
+    q = steps.add_parser("calibration", help="put a team's scores on one scale: each pool instance's centipawns "
+                         "against the full engine's, on an auto-tune file's tune split (for calibrated_vote)")
+    q.add_argument("config", help="auto-tune file, or a name in configs/tuning (its pool, store and tune split)")
+    q.add_argument("--out", type=Path, required=True, help="the model file to write (JSON)")
+    q.set_defaults(func=commands.cmd_fit_calibration)
 
     p = sub.add_parser("openings", help="which openings began a training set's games, and which a match shares")
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP")

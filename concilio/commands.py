@@ -199,6 +199,19 @@ def cmd_fit_positions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fit_calibration(args: argparse.Namespace) -> int:
+    """Fit each pool instance's line onto the full engine's scale and write the model."""
+    from tournaments.autotune.calibration import fit_team_calibration
+    from tournaments.autotune.config import load_autotune
+    model = fit_team_calibration(load_autotune(args.config))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(model.to_json() + "\n")
+    for key, (slope, intercept) in sorted(model.lines.items()):
+        print(f"{key:40s} full cp = {slope:6.3f} x own {intercept:+7.1f}  ({model.positions.get(key, 0)} positions)")
+    print(f"{len(model.lines)} instances; {model.fitted_on}; written {args.out}")
+    return 0
+
+
 def cmd_fit_terms(args: argparse.Namespace) -> int:
     """Fit the term values (and with --tables the piece-square tables) on a positions file."""
     from evaluation.evaluate import new_scratch

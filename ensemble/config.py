@@ -34,6 +34,7 @@ from players.limits import Limit
 from players.searcher import Searcher
 from players.speed import equal_time
 
+from ensemble.calibration import load_calibration
 from ensemble.distribution import CRITERIA as DISTRIBUTION_CRITERIA
 from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute, player_notation
 from ensemble.dynamic import DynamicModelError, load_weights
@@ -381,7 +382,7 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
         bad = next((k for k in params if k in str(exc)), None)
         src.problem(path + ((bad,) if bad else ()), str(exc))
         return SelectionConfig()
-    if criterion in ("learned", "dynamic"):
+    if criterion in ("learned", "dynamic", "calibrated_vote"):
         model = resolve_model(src, merged["model"], path + ("model",), criterion, bool(merged.get("allow_pickle")))
         if model is None:
             return SelectionConfig()
@@ -409,8 +410,11 @@ def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = 
         src.problem(path, f"no such model file: {name}")
         return None
     try:
-        load_model(found, allow_pickle) if criterion == "learned" else load_weights(found)
-    except (LearnedModelError, DynamicModelError) as exc:
+        if criterion == "calibrated_vote":
+            load_calibration(found)
+        else:
+            load_model(found, allow_pickle) if criterion == "learned" else load_weights(found)
+    except (LearnedModelError, DynamicModelError, ValueError) as exc:
         src.problem(path, str(exc))
         return None
     return str(found)

@@ -19,9 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from base.errors import ConcilioError
-from evaluation.spec import CATEGORIES
+from evaluation.spec import CATEGORIES, FULL_MASK
 from players.result import MATE_CP
 
+from ensemble.calibration import Calibration, cached_calibration
 from ensemble.ballot import GENERALISED_WEIGHTS, SIMPLE_WEIGHTS, Evidence, SelectionInput, clamp_score, votes
 from ensemble.dynamic import DynamicWeights
 from ensemble.dynamic import dynamic as dynamic_vote
@@ -184,6 +185,40 @@ def thread_vote(inp: SelectionInput, c: float = 14) -> dict[str, float]:
     return values
 
 
+def calibrated_vote(inp: SelectionInput, model: object = None, c: float = 0.02) -> dict[str, float]:
+    """Stockfish's vote on one scale: Σ (E − lowest E + c) per candidate, where E is each
+    voter's expected score through its calibration (``ensemble.calibration``), so that a
+    reduced instance's optimism does not buy it more weight than a copy of the full engine."""
+    calibration = model if isinstance(model, Calibration) else cached_calibration(model)
+    expected = [calibration.expected(b.spec, clamp_score(b.result.score_cp)) for b in inp.ballots]
+    lowest = min(expected)
+    values: dict[str, float] = {}
+    for b, e in zip(inp.ballots, expected):
+        values[b.move] = values.get(b.move, 0.0) + e - lowest + c
+    return values
+
+
+def two_stage(inp: SelectionInput) -> dict[str, float]:
+    """Two-stage consultation (Yoshida and Ito): the full-knowledge instances (copies that
+    differ by weights) propose the move of the most optimistic among them, since they share
+    one scale; every reduced evaluation proposes its majority move; then the groups vote, one
+    vote each, and the full-knowledge group's proposal wins a tie (half a vote more)."""
+    full = [b for b in inp.ballots if b.spec.mask == FULL_MASK]
+    groups: dict[int, list] = {}
+    for b in inp.ballots:
+        if b.spec.mask != FULL_MASK:
+            groups.setdefault(b.spec.mask, []).append(b)
+    values = {m: 0.0 for m in votes(inp.ballots)}
+    if full:
+        best = max(full, key=lambda b: clamp_score(b.result.score_cp))  # first of equals: the file's order
+        values[best.move] += 1.5
+    for members in groups.values():
+        counts = votes(members)
+        top = max(counts.values())
+        values[next(m for m, v in counts.items() if v == top)] += 1.0
+    return values
+
+
 def learned(inp: SelectionInput, model: object = None, allow_pickle: bool = False) -> dict[str, float]:
     """A trained model's probability that each candidate is a best move (``ensemble.learned``)."""
     return learned_rank(inp, model, allow_pickle)  # type: ignore[arg-type]
@@ -214,6 +249,11 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("optimistic", optimistic, {"seed": 0}, doc="the move of the instance whose own score is highest"),
     Criterion("thread_vote", thread_vote, {"c": 14, "seed": 0},
               doc="Stockfish's thread vote: Σ (score − min score + c) × depth"),
+    Criterion("calibrated_vote", calibrated_vote, {"model": None, "c": 0.02, "seed": 0},
+              doc="Stockfish's vote on expected scores: each instance's cp through its calibration "
+                  "(model: FILE.json, made by concilio fit calibration)"),
+    Criterion("two_stage", two_stage, {"seed": 0},
+              doc="optimistic within the full-knowledge copies, then one vote per knowledge group"),
     Criterion("learned", learned, {"model": None, "allow_pickle": False, "seed": 0}, needs_evidence=True,
               doc="a trained model ranks the candidates (model: FILE.json, made by concilio suite's learn block; "
                   "allow_pickle: true reads an old joblib model you trust)"),
@@ -267,6 +307,8 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
     if name in ("learned", "dynamic") and merged["model"] is not None and not isinstance(merged["model"], str):
         if not isinstance(merged["model"], (LearnedModel, DynamicWeights)):
             raise SelectionError(f"{name}: model must be a file name, got {merged['model']!r}")
+    if name == "calibrated_vote" and not isinstance(merged["model"], (str, Calibration)):
+        raise SelectionError("calibrated_vote: model must be a calibration file (concilio fit calibration writes one)")
     if name == "priority_sets":
         high = merged["high"]
         if not isinstance(high, (list, tuple)) or not high or not all(isinstance(h, str) for h in high):
