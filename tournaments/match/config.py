@@ -216,6 +216,8 @@ def _player(src: YamlSource, data: dict, path: FieldPath, kind: str, name: str, 
         except (ConfigError, EvalSpecError) as exc:
             src.problem(path + ("player",), "; ".join(getattr(exc, "problems", [str(exc)])))
             return None
+        if spec.kind == "ensemble":  # in a match, an ensemble's instances search in its game's process
+            spec = replace(spec, inline=not get_bool(src, data, path + ("distributed",), False))
         if workers is None:
             return spec
         if spec.kind not in ("ensemble", "decomposition"):

@@ -26,6 +26,7 @@ arms:
   F: {{label: full at k N, player: MBXKPAR, budget: total}}
   L: {{label: lazy cluster, player: lazy-cluster-in-process, workers: k, budget: per_worker}}
   C: {{label: only at 4, player: {{4: MBXKPAR}}}}
+  D: {{label: an ensemble, player: {{2: scaling-d-2}}, workers: k, equal_time: true}}
 """
 
 
@@ -35,7 +36,7 @@ def sweep(tmp_path: Path, text: str = SWEEP):
 
 def test_points_budgets_and_workers(tmp_path):
     s = sweep(tmp_path)
-    assert [(a.key, k) for a, k in s.points()] == [("F", 2), ("L", 2), ("F", 4), ("L", 4), ("C", 4)]
+    assert [(a.key, k) for a, k in s.points()] == [("F", 2), ("L", 2), ("D", 2), ("F", 4), ("L", 4), ("C", 4)]
     f4 = s.point_match(s.arm("F"), 4)
     assert f4.time_control("F4").per_move.nodes == 4000  # total: k x N for one search
     assert f4.time_control("full").per_move.nodes == 1000
@@ -45,6 +46,11 @@ def test_points_budgets_and_workers(tmp_path):
     assert config.workers == 4 and config.lockstep.workers == 4  # the node clock counts the same workers
     assert l4.output == tmp_path / "runs" / "L-4"
     assert s.points(("C",), ()) == [(s.arm("C"), 4)]
+    d2 = s.point_match(s.arm("D"), 2)
+    ensemble = load(d2.entry("D2"))
+    # in a match an ensemble searches inside its game's worker: a daemon process cannot start a cluster
+    assert ensemble.cluster.inline is True and ensemble.cluster.workers == 2
+    assert d2.time_control("D2").per_move.equal_time and d2.time_control("full").per_move.equal_time is False
 
 
 @pytest.mark.parametrize("arm, message", [
