@@ -94,13 +94,15 @@ class LockstepWorker:
     def new_game(self) -> None:
         self.searcher.new_game()
 
-    def begin(self, fen: str, moves: tuple[str, ...], max_depth: int | None, nodes: int | None) -> None:
-        """A new move: the root, the deepest iteration and this worker's node budget."""
+    def begin(self, fen: str, moves: tuple[str, ...], max_depth: int | None, nodes: int | None,
+              searchmoves: tuple[str, ...] = ()) -> None:
+        """A new move: the root (only ``searchmoves`` where given), the deepest iteration and
+        this worker's node budget."""
         s = self.searcher
         self.pos = Position.from_fen(fen, moves)
         s.ctx[C_KILLERS][:] = 0
         s.ctx[C_HISTORY][:] //= 8
-        self.root_moves, self.n_root = s._root_moves(self.pos, None)
+        self.root_moves, self.n_root = s._root_moves(self.pos, searchmoves or None)
         self.max_depth = min(max_depth or MAX_DEPTH, MAX_DEPTH)
         self.budget = nodes
         self.used = 0
@@ -165,9 +167,10 @@ class InProcess:
     def __init__(self, options: SearcherConfig, workers: int) -> None:
         self.workers = [LockstepWorker(w, options) for w in range(workers)]
 
-    def begin(self, fen: str, moves: tuple[str, ...], depth: int | None, nodes: int | None) -> None:
+    def begin(self, fen: str, moves: tuple[str, ...], depth: int | None, nodes: int | None,
+              searchmoves: tuple[str, ...] = ()) -> None:
         for w in self.workers:
-            w.begin(fen, moves, depth, nodes)
+            w.begin(fen, moves, depth, nodes, searchmoves)
 
     def run_slice(self, active: list[int], delivered: dict[int, tuple], config: LockstepConfig) -> list[SliceReport]:
         return [self.workers[w].run_slice(delivered.get(w, EMPTY), config.slice, config.exchange_depth,
@@ -253,15 +256,17 @@ class LockstepResult:
 
 
 def run_lockstep(transport, config: LockstepConfig, fen: str, moves: tuple[str, ...] = (), nodes: int | None = None,
-                 depth: int | None = None, stopped=lambda: False) -> LockstepResult:
+                 depth: int | None = None, stopped=lambda: False,
+                 searchmoves: tuple[str, ...] = ()) -> LockstepResult:
     """One move of the lazy cluster: slices until every worker is done (``nodes`` per worker,
     or ``depth``), the messages of slice s stored at the start of slice s + latency, then the
-    vote.  ``stopped()`` (a deadline) ends it at a slice boundary."""
+    vote.  ``stopped()`` (a deadline) ends it at a slice boundary; ``searchmoves`` restricts
+    every worker's root (UCI ``go searchmoves``; an illegal one raises ``ValueError``)."""
     if nodes is None and depth is None:
         raise ValueError("a lazy cluster needs a node budget per worker or a depth")
     start = time.perf_counter()
     k = config.workers
-    transport.begin(fen, moves, depth, nodes)
+    transport.begin(fen, moves, depth, nodes, searchmoves)
     inbox: dict[int, dict[int, list]] = {}
     last: dict[int, SliceReport] = {}
     iterations: dict[int, list] = {w: [] for w in range(k)}
@@ -308,8 +313,9 @@ _WORKERS: Resident = Resident("decomposition.lockstep")
 
 
 def remote_begin(key: str, index: int, options: SearcherConfig, fen: str, moves: tuple[str, ...],
-                 depth: int | None, nodes: int | None) -> None:
-    _WORKERS.get_or_create(key, lambda: LockstepWorker(index, options, key)).begin(fen, moves, depth, nodes)
+                 depth: int | None, nodes: int | None, searchmoves: tuple[str, ...] = ()) -> None:
+    _WORKERS.get_or_create(key, lambda: LockstepWorker(index, options, key)).begin(fen, moves, depth, nodes,
+                                                                                     searchmoves)
 
 
 def remote_slice(key: str, delivered, slice_nodes: int, exchange_depth: int, exchange_size: int) -> SliceReport:

@@ -37,9 +37,10 @@ class DaskLockstep:
     def _key(self, w: int) -> str:
         return f"{self.prefix}{w}"
 
-    def begin(self, fen: str, moves: tuple[str, ...], depth: int | None, nodes: int | None) -> None:
+    def begin(self, fen: str, moves: tuple[str, ...], depth: int | None, nodes: int | None,
+              searchmoves: tuple[str, ...] = ()) -> None:
         jobs = [self.runner.submit_to(self.homes[w], remote_begin, self._key(w), w, self.options, fen, moves, depth,
-                                      nodes) for w in range(self.n)]
+                                      nodes, searchmoves) for w in range(self.n)]
         for job in jobs:
             job.result()
 

@@ -122,7 +122,7 @@ class DecompositionPlayer(BasePlayer):
     def search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
         ends the search and the last completed iteration answers.  ``searchmoves``
-        restricts the root (abdada and shared-table lazy SMP only)."""
+        restricts the root (abdada, shared-table lazy SMP and the lazy cluster)."""
         if self.config.lockstep is not None:
             return self._lockstep_search(board, limits, searchmoves)
         start = time.perf_counter()
@@ -161,8 +161,6 @@ class DecompositionPlayer(BasePlayer):
         """The lazy cluster: ``limits.nodes`` per worker (k times that in all) or ``limits.depth``;
         a deadline ends it at a slice boundary.  The node clock's metrics of the move are kept
         in ``last_lockstep`` and logged."""
-        if searchmoves:
-            raise ValueError("lazy_cluster cannot restrict the root moves")
         start = time.perf_counter()
         root = board.root()
         moves = tuple(m.uci() for m in board.move_stack)
@@ -172,10 +170,11 @@ class DecompositionPlayer(BasePlayer):
         deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
         self._stop_lockstep = False
         stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run_lockstep(self._lockstep, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped)
+        r = run_lockstep(self._lockstep, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped,
+                         tuple(searchmoves))
         self.last_lockstep = r
         LOG.info("%s: %s", board.fen(), r.metrics())
-        n_root = board.legal_moves.count()
+        n_root = len(searchmoves) or board.legal_moves.count()
         return SearchResult(bestmove=r.move, score_cp=r.score, mate=mate_in_moves(r.score), pv=r.pv or (r.move,),
                             depth=r.depth, root_moves_searched=n_root, root_moves=n_root, seldepth=None,
                             nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,

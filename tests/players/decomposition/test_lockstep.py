@@ -68,8 +68,8 @@ def test_an_entry_from_worker_0_reaches_worker_1_after_latency_slices(latency):
 
 
 def _other_root(begin):
-    def other(fen, moves, depth, nodes):
-        return begin(BK04, (), depth, nodes)
+    def other(fen, moves, depth, nodes, searchmoves=()):
+        return begin(BK04, (), depth, nodes, searchmoves)
     return other
 
 
@@ -202,3 +202,25 @@ def test_dask_and_in_process_runs_are_identical(data_dir):
         assert a.answers == run_lockstep(InProcess(OPTIONS, 4), config, fens[1], nodes=9000).answers
     finally:
         dask.close()
+
+
+def test_searchmoves_restrict_every_workers_root():
+    """UCI's go searchmoves: the cluster answers among the given moves only, and with the one
+    move the whole cluster would play anyway it answers exactly as without the restriction."""
+    import chess
+    from dataclasses import replace
+    from players.decomposition.config import load_decomposition
+    from players.decomposition.player import DecompositionPlayer
+    config = LockstepConfig(2, 2000, 4, 64, 1)
+    free = run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=6000)
+    others = tuple(m.uci() for m in chess.Board(BK02).legal_moves if m.uci() != free.move)[:3]
+    held = run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=6000, searchmoves=others)
+    assert held.move in others and all(a.move in others for a in held.answers)
+    alone = run_lockstep(InProcess(OPTIONS, 2), config, BK02, depth=4, searchmoves=(free.move,))
+    assert alone.move == free.move
+    with pytest.raises(ValueError, match="not legal"):
+        run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=2000, searchmoves=("a1a8",))
+    player_config = replace(load_decomposition("lazy-cluster-in-process"), search=replace(OPTIONS))
+    with DecompositionPlayer(player_config) as player:
+        played = player.play(chess.Board(BK02), Limit(nodes=3000, searchmoves=others[:2]))
+    assert played.move in others[:2]
