@@ -163,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("config", help="auto-tune file, or a name in configs/tuning (its pool, store and tune split)")
     q.add_argument("--out", type=Path, required=True, help="the model file to write (JSON)")
     q.set_defaults(func=commands.cmd_fit_calibration)
+    q = steps.add_parser("routing", help="fit a team's routing gate (reduced instances or full-knowledge copies "
+                         "decide) on an auto-tune file's tune split, for the routed criterion")
+    q.add_argument("team", help="the ensemble file (or name) whose gate this is")
+    q.add_argument("--tuning", required=True, help="auto-tune file: its training set, split, store and budget")
+    q.add_argument("--out", type=Path, required=True, help="the model file to write (JSON)")
+    q.set_defaults(func=commands.cmd_fit_routing)
 
     p = sub.add_parser("openings", help="which openings began a training set's games, and which a match shares")
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP")

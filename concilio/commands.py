@@ -212,6 +212,22 @@ def cmd_fit_calibration(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fit_routing(args: argparse.Namespace) -> int:
+    """Fit a team's routing gate and say what it is worth on the held-out games."""
+    from ensemble.config import load_ensemble
+    from tournaments.autotune.config import load_autotune
+    from tournaments.autotune.routing import fit_routing
+    fit = fit_routing(load_autotune(args.tuning), load_ensemble(args.team))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(fit.gate.to_json() + "\n")
+    print(f"{fit.examples} disagreements on the tune split (reduced group better in {100 * fit.base_rate:.0f}%); "
+          f"cross-validated accuracy {100 * fit.cv_accuracy:.1f}% (grouped by game)")
+    print(f"held-out games, {fit.held_positions} positions, mean points: "
+          + ", ".join(f"{k} {v:.4f}" for k, v in fit.held_out.items()))
+    print(f"written {args.out}")
+    return 0
+
+
 def cmd_fit_terms(args: argparse.Namespace) -> int:
     """Fit the term values (and with --tables the piece-square tables) on a positions file."""
     from evaluation.evaluate import new_scratch

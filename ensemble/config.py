@@ -35,6 +35,7 @@ from players.searcher import Searcher
 from players.speed import equal_time
 
 from ensemble.calibration import load_calibration
+from ensemble.routing import load_gate
 from ensemble.distribution import CRITERIA as DISTRIBUTION_CRITERIA
 from ensemble.distribution import MASK_CRITERIA, DistributionError, distribute, player_notation
 from ensemble.dynamic import DynamicModelError, load_weights
@@ -382,7 +383,7 @@ def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> 
         bad = next((k for k in params if k in str(exc)), None)
         src.problem(path + ((bad,) if bad else ()), str(exc))
         return SelectionConfig()
-    if criterion in ("learned", "dynamic", "calibrated_vote"):
+    if criterion in ("learned", "dynamic", "calibrated_vote", "routed"):
         model = resolve_model(src, merged["model"], path + ("model",), criterion, bool(merged.get("allow_pickle")))
         if model is None:
             return SelectionConfig()
@@ -412,6 +413,8 @@ def resolve_model(src: YamlSource, name: Any, path: FieldPath, criterion: str = 
     try:
         if criterion == "calibrated_vote":
             load_calibration(found)
+        elif criterion == "routed":
+            load_gate(found)
         else:
             load_model(found, allow_pickle) if criterion == "learned" else load_weights(found)
     except (LearnedModelError, DynamicModelError, ValueError) as exc:

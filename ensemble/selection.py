@@ -23,6 +23,7 @@ from evaluation.spec import CATEGORIES, FULL_MASK
 from players.result import MATE_CP
 
 from ensemble.calibration import Calibration, cached_calibration
+from ensemble.routing import RoutingGate, routed
 from ensemble.ballot import GENERALISED_WEIGHTS, SIMPLE_WEIGHTS, Evidence, SelectionInput, clamp_score, votes
 from ensemble.dynamic import DynamicWeights
 from ensemble.dynamic import dynamic as dynamic_vote
@@ -252,6 +253,9 @@ CRITERIA: dict[str, Criterion] = {c.name: c for c in (
     Criterion("calibrated_vote", calibrated_vote, {"model": None, "c": 0.02, "seed": 0},
               doc="Stockfish's vote on expected scores: each instance's cp through its calibration "
                   "(model: FILE.json, made by concilio fit calibration)"),
+    Criterion("routed", routed, {"model": None, "seed": 0},
+              doc="a learned gate decides whether the reduced instances' vote or the full-knowledge copies' vote "
+                  "decides, where they disagree (model: FILE.json, made by concilio fit routing)"),
     Criterion("two_stage", two_stage, {"seed": 0},
               doc="optimistic within the full-knowledge copies, then one vote per knowledge group"),
     Criterion("learned", learned, {"model": None, "allow_pickle": False, "seed": 0}, needs_evidence=True,
@@ -307,6 +311,8 @@ def check_params(name: str, params: Mapping[str, object]) -> dict[str, object]:
     if name in ("learned", "dynamic") and merged["model"] is not None and not isinstance(merged["model"], str):
         if not isinstance(merged["model"], (LearnedModel, DynamicWeights)):
             raise SelectionError(f"{name}: model must be a file name, got {merged['model']!r}")
+    if name == "routed" and not isinstance(merged["model"], (str, RoutingGate)):
+        raise SelectionError("routed: model must be a routing file (concilio fit routing writes one)")
     if name == "calibrated_vote" and not isinstance(merged["model"], (str, Calibration)):
         raise SelectionError("calibrated_vote: model must be a calibration file (concilio fit calibration writes one)")
     if name == "priority_sets":

@@ -26,7 +26,7 @@ def test_every_criterion_is_registered():
     assert set(CRITERIA) == {"majority", "weighted_majority", "depth_confidence", "local_minimax",
                              "global_minimax", "posterior", "posterior_simplified", "deepest",
                              "priority_sets", "score_weighted", "confidence", "optimistic", "thread_vote",
-                             "learned", "dynamic", "calibrated_vote", "two_stage"}
+                             "learned", "dynamic", "calibrated_vote", "two_stage", "routed"}
 
 
 # --- majority ---------------------------------------------------------------------------------

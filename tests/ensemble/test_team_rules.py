@@ -82,3 +82,46 @@ def test_calibration_file_round_trip_and_bad_file(tmp_path):
     with pytest.raises(ValueError, match="not a calibration model"):
         load_calibration(path)
     assert math.isclose(Calibration().expected(EvalSpec.parse("MB"), 0), 0.5)
+
+
+# --- learned routing ---------------------------------------------------------------------------
+
+from ensemble.routing import FEATURES, RoutingGate, features, group_vote, load_gate, routed  # noqa: E402
+
+START = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+def gate(intercept):
+    n = len(FEATURES)
+    return RoutingGate((0.0,) * n, (1.0,) * n, (0.0,) * n, intercept)
+
+
+def test_group_vote_is_stockfish_vote_without_depth():
+    ballots = [ballot("MB", "e7e5", 10), ballot("MX", "d7d5", 40), ballot("MK", "e7e5", 0)]
+    # lowest 0: e7e5 10+14 + 0+14 = 38, d7d5 40+14 = 54
+    assert group_vote(ballots) == ("d7d5", pytest.approx(1 / 3), 40, 8)
+
+
+def test_routing_features_and_the_gate_deciding():
+    team = [ballot("MBXKPAR", "e7e5", 20), ballot("MBXKPAR", "e7e5", 10, {"B": 2}),
+            ballot("MB", "d7d5", 90), ballot("MX", "d7d5", 70)]
+    f_move, r_move, x = features(SelectionInput(tuple(team), key=START))
+    assert (f_move, r_move) == ("e7e5", "d7d5")
+    # full start position: phase 24/24, 16 pawns, 30 root moves; consensus 1 and 1; gap (90-20)/100; depths equal
+    assert x == pytest.approx([1.0, 1.0, 30 / 40, 1.0, 1.0, 0.7, 0.0])
+    to_reduced = select("routed", SelectionInput(tuple(team), key=START), model=gate(+3.0))
+    to_full = select("routed", SelectionInput(tuple(team), key=START), model=gate(-3.0))
+    assert (to_reduced.move, to_full.move) == ("d7d5", "e7e5")
+    assert to_full.values == {"e7e5": 1.0, "d7d5": 0.5}
+    agreed = [ballot("MBXKPAR", "e7e5", 20), ballot("MB", "e7e5", 90)]
+    assert features(SelectionInput(tuple(agreed), key=START)) is None
+    assert routed(SelectionInput(tuple(agreed), key=START), gate(5.0)) == {"e7e5": 1.0}
+
+
+def test_routing_file_round_trip_and_bad_file(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(gate(0.25).to_json())
+    assert load_gate(path) == gate(0.25)
+    path.write_text(json.dumps({"kind": "routing", "features": ["phase"]}))
+    with pytest.raises(ValueError, match="not a routing model of this version"):
+        load_gate(path)

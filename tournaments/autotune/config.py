@@ -109,7 +109,8 @@ def _parse(src: YamlSource, folder: Path, given: str) -> AutotuneConfig | None:
     criteria = _criteria(src, data.get("criteria", ["majority"]))
     for i, crit in enumerate(criteria):
         spec = CRITERIA[crit.name]
-        if spec.needs_evidence or spec.needs_search or spec.needs_margin or crit.name in ("learned", "dynamic"):
+        team_models = ("learned", "dynamic", "routed")  # a model fitted for one team is no rule for another set
+        if spec.needs_evidence or spec.needs_search or spec.needs_margin or crit.name in team_models:
             src.problem(("criteria", i), f"{crit.name}: only criteria that read the ballots alone can be tuned over "
                                          "(this one needs evidence, a margin probe, searches or a model)")
     objective = str(data.get("objective", "points"))

@@ -46,3 +46,16 @@ def test_fitted_lines_match_the_stored_scores_on_the_tune_split(data_dir, tmp_pa
     assert outcome.tuned.criterion.name == "calibrated_vote"
     tuned = load_ensemble(again.out)
     assert tuned.selection.criterion == "calibrated_vote" and tuned.selection.params["model"] == str(path)
+
+
+def test_a_gate_needs_disagreements_to_learn_from(data_dir, tmp_path):
+    from ensemble.config import load_ensemble
+    from tournaments.autotune.routing import fit_routing
+    train = tiny_set(data_dir, tmp_path, n=16)
+    config = load_autotune(write_config(tmp_path, train))
+    run_autotune(config, progress=False)
+    team = tmp_path / "team.yaml"
+    team.write_text("name: team\ninstances: [{mask: MBXKPAR}, {mask: MB}, {mask: MBX}]\n"
+                    "selection: {criterion: thread_vote}\nbudget: {nodes: 300}\n")
+    with pytest.raises(ValueError, match="too few to fit a gate"):
+        fit_routing(config, load_ensemble(team))
