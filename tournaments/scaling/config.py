@@ -20,7 +20,8 @@ An arm's ``player`` is any catalog name (``ensemble.catalog``), or a mapping fro
 (a point the mapping lacks is not played); ``workers: k`` gives the player k workers;
 ``budget`` is ``total`` (k × N nodes for the whole player: one search, or a team over one
 shared table) or ``per_worker`` (N for each worker, k × N in all); ``equal_time: true`` scales
-each worker's N by its measured speed (``players.speed``).
+each worker's N by its measured speed (``players.speed``); ``from: 2`` plays no point below
+k = 2 (where the arm's player would be the baseline itself).
 
 Why a file of its own rather than one match file per point: the points must share every rule
 (openings, adjudication, N) so that they are comparable, and one place says which player
@@ -43,7 +44,7 @@ from tournaments.match.config import MatchConfig, load_match
 
 TOP_KEYS = {"name", "description", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
             "concurrency", "output", "arms"}
-ARM_KEYS = {"label", "player", "workers", "budget", "equal_time"}
+ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from"}
 BUDGETS = ("total", "per_worker")
 PER_POINT = ("games", "openings", "max_plies", "adjudication", "concurrency")  # copied into every point's match
 
@@ -58,9 +59,12 @@ class Arm:
     set_workers: bool = False  # the player gets k workers
     budget: str = "per_worker"
     equal_time: bool = False
+    first: int = 1  # no point below this k (at k = 1 most arms are the baseline itself)
 
     def player(self, k: int) -> str | None:
         """The catalog name that stands for this arm at k workers (None: no point at k)."""
+        if k < self.first:
+            return None
         found = dict(self.players)
         return found.get(k, found.get(0))
 
@@ -185,5 +189,6 @@ def _arm(src: YamlSource, key: str, value: Any, workers: list[int]) -> Arm | Non
     budget = data.get("budget", "per_worker")
     if budget not in BUDGETS:
         src.problem(path + ("budget",), f"{budget!r} is not one of {', '.join(BUDGETS)}")
+    first = get_int(src, data, path + ("from",), 1, 1) or 1
     return Arm(key, str(data.get("label", key)), tuple(players), "workers" in data, str(budget),
-               get_bool(src, data, path + ("equal_time",), False))
+               get_bool(src, data, path + ("equal_time",), False), first)

@@ -84,3 +84,10 @@ def test_point_is_played_resumed_and_reported(tmp_path):
     assert "old" not in text and "| F | 2 | 2,000 | 2 |" in text and text.endswith("after\n")
     assert table_file.read_text().count("| F | 2 |") == 1 and image is not None and image.exists()
     assert table(s, [])[-1].startswith("|---")
+
+
+def test_from_leaves_out_the_smaller_k(tmp_path):
+    text = SWEEP.replace("workers: k, budget: per_worker}}", "workers: k, budget: per_worker, from: 4}}")
+    s = sweep(tmp_path, text)
+    assert [(a.key, k) for a, k in s.points(("L",))] == [("L", 4)]
+    assert s.arm("L").player(2) is None and s.arm("F").player(2) == "MBXKPAR"
