@@ -44,7 +44,7 @@ from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
-from .master_tree import Node, back_up_all, best_children, best_line, number, plan, record
+from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, plan, record
 from .master_worker import EXCHANGE_MIN_DEPTH, Abort, Entries, InProcessTeam, Job, Message, Rewindow, \
     RootIteration, SendTable, SliceReport
 
@@ -314,30 +314,18 @@ class _Master:
 
     def _replan(self) -> None:
         """Aborts for the jobs whose leaf no longer matters, new windows for the ones whose
-        window moved, and jobs for the idle workers, minimal tree first."""
+        window moved, and jobs for the idle workers, minimal tree first (``dispatch``)."""
         wants = plan(self.tree, self.best[1], self.config.margin)
-        by_leaf = {w.leaf: w for w in wants}
-        for w in sorted(self.running):
-            job, leaf, window = self.running[w]
-            want = by_leaf.get(leaf)
-            if want is None:
-                self._send(w, Abort(job))
-                del self.running[w]
-            elif (want.alpha, want.beta) != window:
-                self._send(w, Rewindow(job, want.alpha, want.beta))
-                self.running[w] = (job, leaf, (want.alpha, want.beta))
-        busy = {leaf for _, leaf, _ in self.running.values()}
-        idle = [w for w in range(self.k) if w not in self.running]
-        for want in wants:
-            if not idle:
-                break
-            if want.leaf in busy:
-                continue
+        orders = dispatch(wants, {w: (leaf, window) for w, (_, leaf, window) in self.running.items()}, self.k,
+                          self.home)
+        for w in orders.aborts:
+            self._send(w, Abort(self.running.pop(w)[0]))
+        for w, want in orders.windows:
+            job = self.running[w][0]
+            self._send(w, Rewindow(job, want.alpha, want.beta))
+            self.running[w] = (job, want.leaf, (want.alpha, want.beta))
+        for w, want in orders.jobs:
             path = want.leaf.path()
-            w = self.home.get(path)
-            if w not in idle:
-                w = idle[0]
-            idle.remove(w)
             job = Job(next(self.ids), path, want.leaf.depth, want.alpha, want.beta)
             self.jobs[job.id] = want.leaf
             self.running[w] = (job.id, want.leaf, (want.alpha, want.beta))

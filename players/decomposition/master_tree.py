@@ -221,7 +221,48 @@ def plan(root: Node, guess: int | None, margin: int) -> list[Want]:
                 visit(c, -s - 1, -s, False)
 
     visit(root, -INF, INF, True)
-    return sorted(out, key=lambda w: w.priority)
+    out.sort(key=Want.priority.fget)
+    return out
+
+
+@dataclass(frozen=True)
+class Orders:
+    """What the master sends at a boundary: aborts, new windows, new jobs (worker, want)."""
+
+    aborts: tuple[int, ...]
+    windows: tuple[tuple[int, Want], ...]
+    jobs: tuple[tuple[int, Want], ...]
+
+
+def dispatch(wants: list[Want], running: dict[int, tuple[Node, tuple[int, int]]], workers: int,
+             home: dict[tuple[str, ...], int] | None = None) -> Orders:
+    """Given what ``plan`` wants and what the workers run (worker -> leaf, window): abort the
+    jobs whose leaf no longer matters (a cut-off above it, or its value known), move the
+    windows that changed, and give the idle workers the first wants nobody runs, in
+    ``wants``' order (minimal tree first).  A leaf goes back to the worker that searched it
+    before (``home``, by path) when that one is idle: its table holds the subtree."""
+    by_leaf = {w.leaf: w for w in wants}
+    aborts, windows = [], []
+    busy = set()
+    for w in sorted(running):
+        leaf, window = running[w]
+        want = by_leaf.get(leaf)
+        if want is None:
+            aborts.append(w)
+            continue
+        busy.add(leaf)
+        if (want.alpha, want.beta) != window:
+            windows.append((w, want))
+    idle = [w for w in range(workers) if w not in running or w in aborts]
+    chosen = [want for want in wants if want.leaf not in busy][:len(idle)]
+    homes = {}
+    for want in chosen:  # first the leaves whose worker is idle, then the others on what is left
+        w = (home or {}).get(want.leaf.path())
+        if w in idle and w not in homes.values():
+            homes[want.leaf] = w
+    free = [w for w in idle if w not in homes.values()]
+    jobs = [(homes[want.leaf] if want.leaf in homes else free.pop(0), want) for want in chosen]
+    return Orders(tuple(aborts), tuple(windows), tuple(jobs))
 
 
 def best_line(root: Node) -> tuple[str, ...]:
