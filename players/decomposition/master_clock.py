@@ -7,22 +7,24 @@ iteration (its PV, each node's best child), then the master's table (the workers
 selections), then captures; it dispatches the leaves that matter, minimal tree first, to idle
 workers (each leaf preferably to the worker that searched it before: its table holds the
 subtree); on every answer it backs the bounds up, aborts the jobs whose subtree was cut off
-and sends a running job a new window when its bounds moved.  Iterations shallower than
-``sequential_depth`` (the file's ``min_split_depth``; Jurčovič's D_0) are one job, the whole
-root, on worker 0: a tree of tiny jobs would spend more slices than it saves.  After every
-iteration each worker sends its ``exchange_size`` deepest entries to the master, which stores
-them in its table and sends its own ``exchange_size`` deepest to every worker before the next
-iteration starts (Jurčovič's synchronisation phase; without it his speedup fell to 0.81 on 4
-processors).  The move and score are the root's.
+and sends a running job a new window when its bounds moved.  The iterations shallower than
+``sequential_depth`` (the file's ``min_split_depth``; Jurčovič's D_0) are one job on worker 0,
+its own iterative deepening, each iteration reported as it completes: a tree of tiny jobs would
+spend more slices than it saves.  After that job and after every tree iteration but the last,
+each worker sends its ``exchange_size`` deepest entries to the master, which stores them in its
+table and sends its own ``exchange_size`` deepest to every worker before the next iteration
+starts (Jurčovič's synchronisation phase; without it his speedup fell to 0.81 on 4
+processors).  With one worker too: the master orders its tree from that table.  The move and
+score are the root's.
 
 **The clock.**  The workers (:mod:`.master_worker`) advance in slices of ``slice`` nodes; the
 master acts only at slice boundaries.  A message sent at the end of slice s (a worker's
 answer) or at the boundary before slice s + 1 (the master's) is delivered at the start of slice
 s + ``latency``: with latency 1 a result found in slice s is acted on, and the worker's next
 job searched, in slice s + 1.  T_k = the slices until the master knows the answer × ``slice``;
-N_k = every worker's nodes; messages: jobs, results, aborts, new windows, and per
-iteration and worker three table messages (the master's request, the worker's selection, the
-master's merged selection).  With one worker there is nothing to exchange.  The k workers run
+N_k = every worker's nodes; messages: jobs, results (a root job's: one per iteration),
+aborts, new windows, and per exchange and worker three table messages (the master's request,
+the worker's selection, the master's merged selection).  The k workers run
 one after another in this process; the answer is a pure function of (position, config, the
 workers' and the master's tables), whatever the cores and whatever order a slice runs them in.
 """
@@ -30,23 +32,33 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
-from players.core.moves import MAX_MOVES, ST_HALFMOVE, move_to_uci
 from players.core.movegen import generate_moves
-from players.core.position import current_key, in_check, insufficient_material, make_move, repetition_count, \
-    unmake_move
+from players.core.moves import MAX_MOVES, ST_HALFMOVE, move_to_uci
+from players.core.position import current_key, in_check, insufficient_material, make_move, repetition_count, unmake_move
 from players.core.search import MATE
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
+
 from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, plan, record
-from .master_worker import EXCHANGE_MIN_DEPTH, Abort, Entries, InProcessTeam, Job, Message, Rewindow, \
-    RootIteration, SendTable, SliceReport
+from .master_worker import (
+    EXCHANGE_MIN_DEPTH,
+    Abort,
+    Entries,
+    InProcessTeam,
+    Job,
+    Message,
+    Rewindow,
+    RootIteration,
+    SendTable,
+    SliceReport,
+)
 
 MAX_DEPTH = 63
 

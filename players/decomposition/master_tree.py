@@ -34,8 +34,8 @@ are the minimal tree of the order the answers have shown.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from players.core.search import INF
 

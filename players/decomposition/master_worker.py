@@ -18,18 +18,18 @@ slice is a deterministic function of (the worker's state, what it was delivered)
 order in which :class:`InProcessTeam` runs the workers of one slice changes nothing."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Union
 
 import numpy as np
 
-from players.core.context import C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, \
-    S_STOPPED
+from players.core.context import C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_STOPPED
 from players.core.moves import move_to_uci
 from players.core.search import INF, search_node
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.searcher import Searcher, mate_in_moves
+
 from .jobs import SearcherConfig
 
 MAX_RESTARTS = 4
@@ -82,7 +82,7 @@ class Entries:
     data: np.ndarray
 
 
-Message = Union[Job, Rewindow, Abort, SendTable, Entries]
+Message = Job | Rewindow | Abort | SendTable | Entries
 
 
 @dataclass(frozen=True)

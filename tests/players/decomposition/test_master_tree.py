@@ -13,10 +13,8 @@ import pytest
 from base.config import ConfigError
 from players.core.search import INF, search_node
 from players.decomposition.config import load_decomposition
-from players.decomposition.jobs import SearcherConfig
 from players.decomposition.master_clock import MasterTreeConfig, run_master_tree
-from players.decomposition.master_tree import (ALL, CUT, PV, Node, back_up_all, dispatch, number, plan, record,
-                                               walk)
+from players.decomposition.master_tree import ALL, CUT, PV, Node, back_up_all, dispatch, number, plan, record, walk
 from players.decomposition.master_worker import InProcessTeam
 from players.limits import Limit
 from players.position import Position
@@ -56,7 +54,7 @@ def test_nodes_are_typed_knuth_moore_style_and_ranked_as_jurcovic_does():
 
 
 def test_dispatch_goes_minimal_tree_first():
-    root, n = hand_tree()
+    root, _ = hand_tree()
     wants = plan(root, guess=10, margin=5)
     assert [w.leaf.move for w in wants] == ["a1", "a2", "a3", "b1", "c1", "b2", "c2", "b3", "c3"]
     pv = wants[0]
