@@ -31,6 +31,11 @@
   worker a whole iterative deepening over a table of its own, deep entries exchanged at
   slice boundaries, the move by the thread vote.  It is not driven from here but by
   ``players.decomposition.lockstep`` (the decomposition player calls it).
+* ``master_tree``: Jurčovič's master tree on the node clock: the master expands the tree to
+  ``master_depth`` plies, types its nodes Knuth–Moore style and hands the leaves to idle
+  workers minimal tree first, backing their answers up and aborting what a cut-off made
+  useless; workers exchange their deepest entries through the master after every iteration.
+  Driven by ``players.decomposition.master_clock``, not from here.
 
 * ``aspiration``: parallel aspiration (Baudet): every worker searches the whole tree with a
   disjoint window around the previous score, measured on the node clock (``.aspiration``).
@@ -63,7 +68,8 @@ from . import jobs
 from .jobs import SearcherConfig
 from .runner import share_bounds, stop_running
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster",
+              "master_tree")
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -458,6 +464,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     if algorithm == "lazy_cluster":
         raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
+    if algorithm == "master_tree":
+        raise ValueError("master_tree runs on the node clock (players.decomposition.master_clock), not through a Master")
     if algorithm == "aspiration":  # parallel aspiration, its own module (it imports this one)
         from .aspiration import parallel_aspiration
         return parallel_aspiration(master, fen, moves, depth)

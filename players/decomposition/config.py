@@ -1,14 +1,18 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | aspiration | lazy_cluster
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | aspiration |
+                               # lazy_cluster | master_tree
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
+                               # (master_tree: the iterations searched as one job, Jurčovič's D_0)
     null_window: true          # splitting: younger brothers probed with a null window first (PVS)
     speculative: false         # root splitting: younger brothers do not wait for the eldest ...
     margin: 25                 # ... and are probed at the previous iteration's score less this;
-                               # aspiration: the step of the windows around the previous score
+                               # aspiration: the step of the windows around the previous score;
+                               # master_tree: a PV node's younger children are probed there while
+                               # its eldest is still searched
     shared_table: false        # one table in shared memory for all workers (a local cluster only;
                                # abdada needs it)
     threads: false             # the workers are search threads of one worker process (a local
@@ -16,11 +20,15 @@
     in_process: false          # the workers are search threads of this process, no Dask at all
                                # (an ensemble instance that is a parallel search; a match's game worker)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
-    # lazy_cluster only (lockstep mode, players/decomposition/lockstep.py):
-    slice: 2000                # nodes a worker searches between two exchanges
-    exchange_depth: 4          # entries at least this deep are sent to the other workers ...
-    exchange_size: 256         # ... at most this many per message, deepest first (0: no exchange)
-    latency: 1                 # slices from sending to storing in the receivers' tables (>= 1)
+    # lazy_cluster and master_tree (the node clock, docs/node-clock.md):
+    slice: 2000                # nodes a worker searches between two boundaries (master_tree: 1000)
+    exchange_depth: 4          # lazy_cluster: entries at least this deep are sent to the other workers ...
+    exchange_size: 256         # ... at most this many per message, deepest first (0: no exchange);
+                               # master_tree: deepest entries each worker sends the master, and the
+                               # master every worker, after every iteration (default 1000)
+    latency: 1                 # slices from sending a message to its delivery (>= 1)
+    # master_tree only (Jurčovič's master tree, players/decomposition/master_clock.py):
+    master_depth: 2            # D_pre: plies the master expands; its leaves are the workers' jobs (1..3)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
 """
@@ -36,11 +44,13 @@ from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from .algorithms import ALGORITHMS
 from .jobs import SearcherConfig
 from .lockstep import LockstepConfig
+from .master_clock import MasterTreeConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
-            "slice", "exchange_depth", "exchange_size", "latency"}
+            "slice", "exchange_depth", "exchange_size", "latency", "master_depth"}
 LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
+CLOCKED = ("lazy_cluster", "master_tree")  # the algorithms on the node clock: no Dask, no shared memory
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -62,12 +72,14 @@ class DecompositionConfig:
     threads: bool = False
     in_process: bool = False
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
+    master_tree: MasterTreeConfig | None = None  # master_tree: its settings on the node clock
 
     def with_workers(self, workers: int) -> DecompositionConfig:
-        """This file with ``workers`` workers (the lockstep settings too: they count the workers
-        the node clock advances)."""
+        """This file with ``workers`` workers (the node clock's settings too: they count the
+        workers the clock advances)."""
         lockstep = None if self.lockstep is None else replace(self.lockstep, workers=workers)
-        return replace(self, workers=workers, lockstep=lockstep)
+        tree = None if self.master_tree is None else replace(self.master_tree, workers=workers)
+        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree)
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -115,20 +127,28 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
-    lockstep = None
+    lockstep = tree = None
+    if algorithm in CLOCKED and (shared or threads):
+        src.problem(("shared_table" if shared else "threads",),
+                    f"{algorithm} workers share no memory: no shared_table or threads")
+    if algorithm == "master_tree" and cluster.get("scheduler"):
+        src.problem(("cluster",), "master_tree runs its workers in this process (the node clock): no cluster.scheduler")
     if algorithm == "lazy_cluster":
-        if shared or threads:
-            src.problem(("shared_table" if shared else "threads",),
-                        "lazy_cluster workers share no memory: no shared_table or threads")
         d = LockstepConfig()
         lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
                                   get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
                                   get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
                                   get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
-    else:
-        for key in LOCKSTEP_KEYS:
-            if key in data:
-                src.problem((key,), f"only lazy_cluster has a lockstep {key}, not {algorithm!r}")
+    elif algorithm == "master_tree":
+        tree = master_tree_from(src, data, workers, min_split, "min_split_depth" in data,
+                                25 if margin is None else margin)
+    for key in LOCKSTEP_KEYS:
+        if key in data and algorithm not in CLOCKED:
+            src.problem((key,), f"only {' and '.join(CLOCKED)} have a node-clock {key}, not {algorithm!r}")
+    if "exchange_depth" in data and algorithm == "master_tree":
+        src.problem(("exchange_depth",), "master_tree sends the deepest entries whatever their depth: no exchange_depth")
+    if "master_depth" in data and algorithm != "master_tree":
+        src.problem(("master_depth",), f"only master_tree has a master_depth, not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", CATEGORIES))
@@ -146,4 +166,19 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
                                speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
-                               lockstep)
+                               lockstep, tree)
+
+
+def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_split: int, split_given: bool,
+                     margin: int) -> MasterTreeConfig:
+    """The master tree's settings; ``min_split_depth`` is Jurčovič's D_0 and must leave the
+    tree's leaves at least one ply."""
+    d = MasterTreeConfig()
+    master_depth = get_int(src, data, ("master_depth",), d.master_depth, 1, 3) or d.master_depth
+    if split_given and min_split <= master_depth:
+        src.problem(("min_split_depth",), f"{min_split}: the iterations searched by the tree need leaves below "
+                                          f"master_depth {master_depth}, so min_split_depth must exceed it")
+    return MasterTreeConfig(workers, master_depth, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                            get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
+                            get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                            max(min_split, master_depth + 1), margin)

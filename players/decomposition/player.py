@@ -19,6 +19,7 @@ from players.speed import equal_time
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
 from .lockstep import run_lockstep
+from .master_clock import run_master_tree
 from .runner import drop_prefix, new_table, open_runner, release_table
 
 
@@ -40,12 +41,17 @@ class DecompositionPlayer(BasePlayer):
         self._move = 0
         self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
-        self.last_lockstep = None  # lazy_cluster: the last move's LockstepResult (node-clock metrics)
-        self._lockstep = None  # lazy_cluster: its workers (in this process, or DaskLockstep on a runner)
+        self.last_lockstep = None  # lazy_cluster, master_tree: the last move's result (node-clock metrics)
+        self._lockstep = None  # their workers (in this process, or the lazy cluster's DaskLockstep on a runner)
         self._stop_lockstep = False
 
+    @property
+    def clocked(self) -> bool:
+        """On the node clock (the lazy cluster, the master tree): every worker a machine of its own."""
+        return self.config.lockstep is not None or self.config.master_tree is not None
+
     def _start(self) -> None:
-        if self.config.lockstep is not None:
+        if self.clocked:
             if self._lockstep is None:
                 self._lockstep_transport()
             return
@@ -60,7 +66,10 @@ class DecompositionPlayer(BasePlayer):
         or the scheduler's)."""
         from .lockstep import InProcess
         c = self.config
-        if c.in_process or (c.workers == 1 and not c.scheduler):
+        if c.master_tree is not None:  # its workers always run in this process
+            from .master_worker import InProcessTeam
+            self._lockstep = InProcessTeam(c.search, c.workers)
+        elif c.in_process or (c.workers == 1 and not c.scheduler):
             self._lockstep = InProcess(c.search, c.workers)
         else:
             from .lockstep_dask import DaskLockstep
@@ -74,8 +83,8 @@ class DecompositionPlayer(BasePlayer):
 
     def describe(self) -> str:
         c = self.config
-        where = ("threads of this process" if c.in_process else f"Dask workers at {c.scheduler}" if c.scheduler
-                 else "local Dask workers")
+        where = ("threads of this process" if c.in_process or c.master_tree is not None
+                 else f"Dask workers at {c.scheduler}" if c.scheduler else "local Dask workers")
         return (f"{self.name}: {c.algorithm} on {c.workers} {where}, evaluation {c.search.mask}, hash "
                 f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
 
@@ -85,7 +94,7 @@ class DecompositionPlayer(BasePlayer):
 
     def new_game(self) -> None:
         self.start()
-        if self.config.lockstep is not None:
+        if self.clocked:
             self._lockstep.new_game()
             return
         if self._runner is not None:
@@ -122,7 +131,9 @@ class DecompositionPlayer(BasePlayer):
     def search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
         ends the search and the last completed iteration answers.  ``searchmoves``
-        restricts the root (abdada, shared-table lazy SMP and the lazy cluster)."""
+        restricts the root (abdada, shared-table lazy SMP, the lazy cluster and the master tree)."""
+        if self.config.master_tree is not None:
+            return self._master_tree_search(board, limits, searchmoves)
         if self.config.lockstep is not None:
             return self._lockstep_search(board, limits, searchmoves)
         start = time.perf_counter()
@@ -180,6 +191,30 @@ class DecompositionPlayer(BasePlayer):
                             nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
                             fen=board.fen())
 
+    def _master_tree_search(self, board: chess.Board, limits: Limit,
+                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
+        """Jurčovič's master tree on the node clock: ``limits.nodes`` per worker (the clock's
+        nodes; k times that at most in all) or ``limits.depth``; a deadline ends it at a slice
+        boundary; ``searchmoves`` restrict the root's children.  The move's metrics are kept in
+        ``last_lockstep`` and logged."""
+        start = time.perf_counter()
+        moves = tuple(m.uci() for m in board.move_stack)
+        depth = limits.depth
+        if limits.nodes is None and depth is None:
+            depth = 64 if limits.movetime is not None else 8
+        deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
+        self._stop_lockstep = False
+        stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
+        r = run_master_tree(self._lockstep, self.config.master_tree, board.root().fen(), moves, limits.nodes, depth,
+                            tuple(searchmoves), stopped)
+        self.last_lockstep = r
+        LOG.info("%s: %s", board.fen(), r.metrics())
+        n_root = len(searchmoves) or board.legal_moves.count()
+        return SearchResult(bestmove=r.move, score_cp=r.score, mate=mate_in_moves(r.score), pv=r.pv or (r.move,),
+                            depth=r.depth, root_moves_searched=n_root, root_moves=n_root, seldepth=None,
+                            nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
+                            fen=board.fen())
+
     def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
@@ -187,13 +222,13 @@ class DecompositionPlayer(BasePlayer):
         start = time.perf_counter()
         search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms).fixed(),
                                   algorithm=self.config.algorithm,
-                                  # lazy_cluster: every worker a machine of its own at full speed, N nodes each
-                                  workers=1 if self.config.lockstep is not None else self.config.workers)
+                                  # on the node clock: every worker a machine of its own at full speed, N nodes each
+                                  workers=1 if self.clocked else self.config.workers)
         result = self.search(board, search_limit, search_limit.searchmoves)
         if info is not None:
             for it in result.iterations:
                 info(it)
-        report = (self.last_lockstep.metrics(),) if self.config.lockstep is not None else ()  # UCI: info string
+        report = (self.last_lockstep.metrics(),) if self.clocked else ()  # UCI: info string
         return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes, report=report)
 
     def close(self) -> None:

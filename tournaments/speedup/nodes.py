@@ -11,6 +11,12 @@ or 16 workers can be measured on two cores.  Time is counted in nodes:
   plain full-window alpha-beta with iterative deepening, Baudet's baseline), where the
   file's ``clock_workers`` include 1.
 
+Jurčovič's master tree (``master_tree``) is driven slice by slice (``players.decomposition.
+master_clock``): its T_k is the slices until the master knows the answer × the slice's nodes,
+its messages are jobs, results, aborts, new windows and table messages, and its overruns
+are jobs run past a slice (``players.decomposition.master_worker``).  Every position starts
+from fresh tables, the workers' and the master's.
+
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
 thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
 """
@@ -23,9 +29,12 @@ from players.decomposition.algorithms import Master, iterate
 from players.decomposition.aspiration import NodeClock
 from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
+from players.decomposition.master_clock import run_master_tree
+from players.decomposition.master_worker import InProcessTeam
 from players.decomposition.runner import drop_prefix
 
-CLOCK_ALGORITHMS = ("aspiration",)  # whose workers do not talk within an iteration
+CLOCK_ALGORITHMS = ("aspiration", "master_tree")  # measured on the node clock
+CLOCK_ONLY = ("master_tree", "lazy_cluster")  # no time-based rows: they run on the node clock only
 MAX_CLOCK_WORKERS = 16
 
 
@@ -71,20 +80,33 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             clocks, agree = [], 0
             started = time.perf_counter()
             for i, fen in enumerate(fens):
-                key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
-                try:
-                    master = Master(runner, v.search, key, **v.master_options())
-                    r = iterate(master, v.algorithm, fen, (), settings["depth"], v.tt_exchange)
-                finally:
-                    drop_prefix(runner, key)
-                clocks.append(r.clock)
-                agree += r.score == seq_scores[i]
+                if v.algorithm == "master_tree":
+                    score, clock = master_tree_clock(v, k, fen, settings["depth"])
+                else:
+                    key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
+                    try:
+                        master = Master(runner, v.search, key, **v.master_options())
+                        r = iterate(master, v.algorithm, fen, (), settings["depth"], v.tt_exchange)
+                    finally:
+                        drop_prefix(runner, key)
+                    score, clock = r.score, r.clock
+                clocks.append(clock)
+                agree += score == seq_scores[i]
             if k == 1:
                 own[v.name] = sum(c.time for c in clocks)
             row = node_row(v.name, k, n1, clocks, agree, time.perf_counter() - started, own.get(v.name))
             rows.append(row)
             out(format_node_row(row))
     return rows
+
+
+def master_tree_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched by the master tree on ``k`` workers from fresh tables: its score
+    and its clock (T_k, N_k, messages, overruns)."""
+    config = variant.with_workers(k).master_tree
+    r = run_master_tree(InProcessTeam(variant.search, k), config, fen, depth=depth)
+    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
+                              overruns=r.overruns)
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \

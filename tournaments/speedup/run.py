@@ -37,7 +37,7 @@ from players.decomposition.runner import drop_prefix, latency, new_table, open_r
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 
-from .nodes import MAX_CLOCK_WORKERS, NodeRow, markdown_table, run_node_clock
+from .nodes import CLOCK_ONLY, MAX_CLOCK_WORKERS, NodeRow, markdown_table, run_node_clock
 
 
 @dataclass
@@ -125,7 +125,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 t1, _, _ = sequential_reference(reference, fens, depth)
                 vr1 = n1 / t1
                 out(f"sequential again: T {t1:.2f} s  VR {vr1:,.0f} nodes/s  (the reference of the {n}-worker rows)")
-            for v in variants:
+            for v in (v for v in variants if v.algorithm not in CLOCK_ONLY):
                 runner = runners[v.threads and n > 1]
                 T = N = busy = 0.0
                 agree = messages = 0

@@ -59,3 +59,33 @@ def test_more_than_sixteen_clock_workers_is_refused(tmp_path):
     path.write_text("name: bad\nclock_workers: [2, 32]\nalgorithms:\n  - {name: a, algorithm: aspiration}\n")
     with pytest.raises(ConfigError, match="clock_workers"):
         load_speedup(path)
+
+
+TREE_CONFIG = """
+name: tiny-tree
+positions: {positions}
+depth: 4
+limit: 3
+workers: [1]
+node_workers: []
+clock_workers: [1, 2, 4]
+search: {{exact: true, null_move: false, lmr: false, futility: false, hash_mb: 2}}
+algorithms:
+  - {{name: master-tree, algorithm: master_tree, min_split_depth: 3, slice: 300}}
+"""
+
+
+def test_master_tree_rows_on_the_node_clock(tmp_path, data_dir):
+    """Jurčovič's master tree has node-clock rows only (none time-based), every answer the
+    sequential one, its messages counted."""
+    path = tmp_path / "tree.yaml"
+    path.write_text(TREE_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
+    settings, variants = load_speedup(path)
+    assert variants[0].master_tree.sequential_depth == 3 and variants[0].master_tree.slice == 300
+    lines: list[str] = []
+    rows = run_speedup(settings, variants, out=lines.append)
+    assert [(r.algorithm, r.workers) for r in rows] == [("master-tree", k) for k in (1, 2, 4)]
+    for r in rows:
+        assert isinstance(r, NodeRow) and r.agree == r.positions == 3
+        assert r.T % 300 == 0 and 0 < r.production <= 1 and r.messages > 0
+    assert rows[0].S_own == pytest.approx(1.0) and rows[2].S_own > 1  # four workers beat one on the clock
