@@ -34,7 +34,10 @@ BENCH = re.compile(r"Bench: (\d+) nodes (\d+) nps")
 CPU_BENCH = """
 import sys, time
 from players.bench import BENCH_DEPTH, BENCH_FENS, BENCH_HASH_MB
-from players.result import SearchLimits
+try:
+    from players.limits import Limit as SearchLimits
+except ImportError:  # a tree from before one Limit replaced the four limit types
+    from players.result import SearchLimits
 from players.searcher import Searcher
 depth = int(sys.argv[2]) or BENCH_DEPTH
 Searcher(hash_mb=1).search(BENCH_FENS[0], SearchLimits(depth=1))
