@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from base.resources import resolve_data_reference
+from ensemble.model_cache import cached_model
 from evaluation.spec import EvalSpec
 
 CLIP_CP = 1000  # positions where either side saw more than this are decided: they say nothing of the scale
@@ -104,17 +104,7 @@ def fit_calibration(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]]
     return Calibration(lines, scale, fitted_on, counts)
 
 
-_LOADED: dict[str, Calibration] = {}
-
 
 def cached_calibration(name: object) -> Calibration:
     """The model a criterion names (a path, or ``data:models/...``), read once per process."""
-    if not isinstance(name, (str, Path)) or not str(name):
-        raise ValueError("calibrated_vote: no model (give model: FILE; concilio fit calibration writes one)")
-    found = resolve_data_reference(str(name), Path.cwd())
-    if found is None:
-        raise ValueError(f"calibrated_vote: no such model file: {name}")
-    key = str(Path(found).resolve())
-    if key not in _LOADED:
-        _LOADED[key] = load_calibration(found)
-    return _LOADED[key]
+    return cached_model(name, "calibrated_vote", "concilio fit calibration", load_calibration)

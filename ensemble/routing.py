@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from base.resources import resolve_data_reference
 from evaluation.spec import FULL_MASK
 
 from ensemble.ballot import Ballot, SelectionInput, clamp_score
+from ensemble.model_cache import cached_model
 
 FEATURES = ("phase", "pawns", "root_moves", "full_consensus", "reduced_consensus", "score_gap", "depth_gap")
 PIECE_PHASE = {"n": 1, "b": 1, "r": 2, "q": 4}  # the usual game-phase weights: 24 at the start
@@ -107,22 +107,11 @@ def load_gate(path: str | Path) -> RoutingGate:
     return RoutingGate(*vectors, intercept, threshold, str(data.get("fitted_on", "")))
 
 
-_LOADED: dict[str, RoutingGate] = {}
-
-
 def cached_gate(name: object) -> RoutingGate:
     """The gate a criterion names (a path or ``data:models/...``), read once per process."""
     if isinstance(name, RoutingGate):
         return name
-    if not isinstance(name, (str, Path)) or not str(name):
-        raise ValueError("routed: no model (give model: FILE; concilio fit routing writes one)")
-    found = resolve_data_reference(str(name), Path.cwd())
-    if found is None:
-        raise ValueError(f"routed: no such model file: {name}")
-    key = str(Path(found).resolve())
-    if key not in _LOADED:
-        _LOADED[key] = load_gate(found)
-    return _LOADED[key]
+    return cached_model(name, "routed", "concilio fit routing", load_gate)
 
 
 def routed(inp: SelectionInput, model: object = None) -> dict[str, float]:

@@ -170,33 +170,23 @@ class DecompositionPlayer(BasePlayer):
 
     def _lockstep_search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """The lazy cluster: ``limits.nodes`` per worker (k times that in all) or ``limits.depth``;
-        a deadline ends it at a slice boundary.  The node clock's metrics of the move are kept
-        in ``last_lockstep`` and logged."""
-        start = time.perf_counter()
-        root = board.root()
-        moves = tuple(m.uci() for m in board.move_stack)
-        depth = limits.depth
-        if limits.nodes is None and depth is None:
-            depth = 64 if limits.movetime is not None else 8
-        deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
-        self._stop_lockstep = False
-        stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run_lockstep(self._lockstep, self.config.lockstep, root.fen(), moves, limits.nodes, depth, stopped,
-                         tuple(searchmoves))
-        self.last_lockstep = r
-        LOG.info("%s: %s", board.fen(), r.metrics())
-        n_root = len(searchmoves) or board.legal_moves.count()
-        return SearchResult(bestmove=r.move, score_cp=r.score, mate=mate_in_moves(r.score), pv=r.pv or (r.move,),
-                            depth=r.depth, root_moves_searched=n_root, root_moves=n_root, seldepth=None,
-                            nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
-                            fen=board.fen())
+        a deadline ends it at a slice boundary."""
+        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_lockstep(
+            self._lockstep, self.config.lockstep, fen, moves, nodes, depth, stopped, tuple(searchmoves)), searchmoves)
 
     def _master_tree_search(self, board: chess.Board, limits: Limit,
                             searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Jurčovič's master tree on the node clock: ``limits.nodes`` per worker (the clock's
         nodes; k times that at most in all) or ``limits.depth``; a deadline ends it at a slice
-        boundary; ``searchmoves`` restrict the root's children.  The move's metrics are kept in
-        ``last_lockstep`` and logged."""
+        boundary; ``searchmoves`` restrict the root's children."""
+        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_master_tree(
+            self._lockstep, self.config.master_tree, fen, moves, nodes, depth, tuple(searchmoves), stopped),
+            searchmoves)
+
+    def _clocked(self, board: chess.Board, limits: Limit, run, searchmoves: tuple[str, ...]) -> SearchResult:
+        """A search on the node clock: its depth where no node budget is given, a deadline
+        checked at slice boundaries; the move's node-clock metrics kept in ``last_lockstep``
+        and logged."""
         start = time.perf_counter()
         moves = tuple(m.uci() for m in board.move_stack)
         depth = limits.depth
@@ -205,8 +195,7 @@ class DecompositionPlayer(BasePlayer):
         deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
         self._stop_lockstep = False
         stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run_master_tree(self._lockstep, self.config.master_tree, board.root().fen(), moves, limits.nodes, depth,
-                            tuple(searchmoves), stopped)
+        r = run(board.root().fen(), moves, limits.nodes, depth, stopped)
         self.last_lockstep = r
         LOG.info("%s: %s", board.fen(), r.metrics())
         n_root = len(searchmoves) or board.legal_moves.count()
