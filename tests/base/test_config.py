@@ -99,10 +99,12 @@ def test_every_shipped_config_loads_with_its_kind():
     from players.decomposition.config import load_decomposition
     from tournaments.autotune.config import load_autotune
     from tournaments.match.config import load_match
+    from tournaments.scaling.config import load_sweep
     from tournaments.speedup.run import load_speedup
     from tournaments.suite.config import load_suite
     loaders = {"ensembles": load_ensemble, "cascade": load_cascade, "decomposition": load_decomposition,
-               "tuning": load_autotune, "tournaments": load_match, "suites": load_suite, "engines": describe}
+               "tuning": load_autotune, "tournaments": load_match, "suites": load_suite, "engines": describe,
+               "scaling": load_sweep}
     seen = set()
     for path in sorted(packaged("configs").rglob("*.yaml")):
         kind = path.parent.name
