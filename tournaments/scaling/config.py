@@ -146,8 +146,10 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
         return None
     sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
                         common, given)
+    points = sweep.points()
     try:  # the shared match keys are checked once, as the match reader checks them
-        sweep.point_match(*sweep.points()[0]) if sweep.points() else None
+        if points:
+            sweep.point_match(*points[0])
     except ConfigError as exc:
         for problem in exc.problems:
             src.problem((), problem.replace("<text>", "a point's match"))
