@@ -136,7 +136,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         src.problem(("shared_table" if shared else "threads",),
                     f"{algorithm} workers share no memory: no shared_table or threads")
     if algorithm in MASTER_TREES and cluster.get("scheduler"):
-        src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
+        src.problem(("cluster",),
+                    f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
     if algorithm == "lazy_cluster":
         d = LockstepConfig()
         lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
@@ -150,7 +151,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         if key in data and algorithm not in CLOCKED:
             src.problem((key,), f"only {', '.join(CLOCKED)} have a node-clock {key}, not {algorithm!r}")
     if "exchange_depth" in data and algorithm in MASTER_TREES:
-        src.problem(("exchange_depth",), f"{algorithm} sends the deepest entries whatever their depth: no exchange_depth")
+        src.problem(("exchange_depth",),
+                    f"{algorithm} sends the deepest entries whatever their depth: no exchange_depth")
     if "master_depth" in data and algorithm not in MASTER_TREES:
         src.problem(("master_depth",), f"only {', '.join(MASTER_TREES)} have a master_depth, not {algorithm!r}")
     if "window_reduction" in data and algorithm not in WINDOW_REDUCTION:

@@ -18,7 +18,12 @@ from players.decomposition.config import load_decomposition
 from players.decomposition.master_clock import MasterTreeConfig, run_master_tree
 from players.decomposition.master_tree import Node, dispatch, record, sent
 from players.decomposition.master_worker import InProcessTeam
-from players.decomposition.tree_policies import MandatoryFirst, TreeSplit, make_policy, processor_tree
+from players.decomposition.tree_policies import (
+    MandatoryFirst,
+    TreeSplit,
+    make_policy,
+    processor_tree,
+)
 from players.limits import Limit
 from tournaments.speedup.nodes import NodeRow
 from tournaments.speedup.run import load_speedup, run_speedup
