@@ -36,6 +36,9 @@
   workers minimal tree first, backing their answers up and aborting what a cut-off made
   useless; workers exchange their deepest entries through the master after every iteration.
   Driven by ``players.decomposition.master_clock``, not from here.
+* ``tree_split`` and ``mandatory_first``: the same master tree and clock with another master
+  policy (``players.decomposition.tree_policies``): Fishburn and Finkel's tree splitting (with
+  ``window_reduction``: their Update interrupt) and Akl, Barnard and Doran's mandatory work first.
 
 * ``aspiration``: parallel aspiration (Baudet): every worker searches the whole tree with a
   disjoint window around the previous score, measured on the node clock (``.aspiration``).
@@ -69,7 +72,8 @@ from .jobs import SearcherConfig
 from .runner import share_bounds, stop_running
 
 ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster",
-              "master_tree")
+              "master_tree", "tree_split", "mandatory_first")
+MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tree's policies (.tree_policies)
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
@@ -464,8 +468,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     if algorithm == "lazy_cluster":
         raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
-    if algorithm == "master_tree":
-        raise ValueError("master_tree runs on the node clock (players.decomposition.master_clock), not through a Master")
+    if algorithm in MASTER_TREES:
+        raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.master_clock), not through a Master")
     if algorithm == "aspiration":  # parallel aspiration, its own module (it imports this one)
         from .aspiration import parallel_aspiration
         return parallel_aspiration(master, fen, moves, depth)

@@ -2,7 +2,7 @@
 
     name: pv-split
     algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | aspiration |
-                               # lazy_cluster | master_tree
+                               # lazy_cluster | master_tree | tree_split | mandatory_first
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
@@ -27,8 +27,11 @@
                                # master_tree: deepest entries each worker sends the master, and the
                                # master every worker, after every iteration (default 1000)
     latency: 1                 # slices from sending a message to its delivery (>= 1)
-    # master_tree only (Jurčovič's master tree, players/decomposition/master_clock.py):
+    # master_tree, tree_split and mandatory_first (the master tree and its policies,
+    # players/decomposition/master_clock.py and tree_policies.py):
     master_depth: 2            # D_pre: plies the master expands; its leaves are the workers' jobs (1..3)
+    window_reduction: false    # tree_split, mandatory_first: a running job's window narrows when its
+                               # ancestors' values move (Fishburn and Finkel's Update)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
 """
@@ -41,16 +44,17 @@ from typing import Any
 from base.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, check_kind, get_bool, get_int,
                          load_checked)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
-from .algorithms import ALGORITHMS
+from .algorithms import ALGORITHMS, MASTER_TREES
 from .jobs import SearcherConfig
 from .lockstep import LockstepConfig
 from .master_clock import MasterTreeConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
-            "slice", "exchange_depth", "exchange_size", "latency", "master_depth"}
+            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction"}
 LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
-CLOCKED = ("lazy_cluster", "master_tree")  # the algorithms on the node clock: no Dask, no shared memory
+CLOCKED = ("lazy_cluster",) + MASTER_TREES  # the algorithms on the node clock: no Dask, no shared memory
+WINDOW_REDUCTION = ("tree_split", "mandatory_first")  # the master policies whose windows may stay put
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -72,7 +76,7 @@ class DecompositionConfig:
     threads: bool = False
     in_process: bool = False
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
-    master_tree: MasterTreeConfig | None = None  # master_tree: its settings on the node clock
+    master_tree: MasterTreeConfig | None = None  # master_tree and its policies: settings on the node clock
 
     def with_workers(self, workers: int) -> DecompositionConfig:
         """This file with ``workers`` workers (the node clock's settings too: they count the
@@ -131,24 +135,29 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     if algorithm in CLOCKED and (shared or threads):
         src.problem(("shared_table" if shared else "threads",),
                     f"{algorithm} workers share no memory: no shared_table or threads")
-    if algorithm == "master_tree" and cluster.get("scheduler"):
-        src.problem(("cluster",), "master_tree runs its workers in this process (the node clock): no cluster.scheduler")
+    if algorithm in MASTER_TREES and cluster.get("scheduler"):
+        src.problem(("cluster",),
+                    f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
     if algorithm == "lazy_cluster":
         d = LockstepConfig()
         lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
                                   get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
                                   get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
                                   get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
-    elif algorithm == "master_tree":
+    elif algorithm in MASTER_TREES:
         tree = master_tree_from(src, data, workers, min_split, "min_split_depth" in data,
-                                25 if margin is None else margin)
+                                25 if margin is None else margin, str(algorithm))
     for key in LOCKSTEP_KEYS:
         if key in data and algorithm not in CLOCKED:
-            src.problem((key,), f"only {' and '.join(CLOCKED)} have a node-clock {key}, not {algorithm!r}")
-    if "exchange_depth" in data and algorithm == "master_tree":
-        src.problem(("exchange_depth",), "master_tree sends the deepest entries whatever their depth: no exchange_depth")
-    if "master_depth" in data and algorithm != "master_tree":
-        src.problem(("master_depth",), f"only master_tree has a master_depth, not {algorithm!r}")
+            src.problem((key,), f"only {', '.join(CLOCKED)} have a node-clock {key}, not {algorithm!r}")
+    if "exchange_depth" in data and algorithm in MASTER_TREES:
+        src.problem(("exchange_depth",),
+                    f"{algorithm} sends the deepest entries whatever their depth: no exchange_depth")
+    if "master_depth" in data and algorithm not in MASTER_TREES:
+        src.problem(("master_depth",), f"only {', '.join(MASTER_TREES)} have a master_depth, not {algorithm!r}")
+    if "window_reduction" in data and algorithm not in WINDOW_REDUCTION:
+        src.problem(("window_reduction",), f"only {' and '.join(WINDOW_REDUCTION)} have a window_reduction setting, "
+                                           f"not {algorithm!r}")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", CATEGORIES))
@@ -170,9 +179,9 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
 
 
 def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_split: int, split_given: bool,
-                     margin: int) -> MasterTreeConfig:
-    """The master tree's settings; ``min_split_depth`` is Jurčovič's D_0 and must leave the
-    tree's leaves at least one ply."""
+                     margin: int, policy: str = "master_tree") -> MasterTreeConfig:
+    """The master tree's settings (``policy``: the algorithm, ``.tree_policies``);
+    ``min_split_depth`` is Jurčovič's D_0 and must leave the tree's leaves at least one ply."""
     d = MasterTreeConfig()
     master_depth = get_int(src, data, ("master_depth",), d.master_depth, 1, 3) or d.master_depth
     if split_given and min_split <= master_depth:
@@ -181,4 +190,5 @@ def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_sp
     return MasterTreeConfig(workers, master_depth, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
                             get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
                             get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
-                            max(min_split, master_depth + 1), margin)
+                            max(min_split, master_depth + 1), margin, policy,
+                            bool(get_bool(src, data, ("window_reduction",), False)))

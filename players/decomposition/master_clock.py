@@ -17,6 +17,12 @@ starts (Jurčovič's synchronisation phase; without it his speedup fell to 0.81 
 processors).  With one worker too: the master orders its tree from that table.  The move and
 score are the root's.
 
+**Policies.**  Which leaves get a job, with which window, is the config's ``policy``
+(:mod:`.tree_policies`): Jurčovič's (``master_tree``), Fishburn and Finkel's tree splitting
+(``tree_split``, with or without ``window_reduction``) or Akl's mandatory work first
+(``mandatory_first``).  Everything else here (the iterations, the exchange, the clock, the
+aborts) is the same for the three, so their rows differ by the policy alone.
+
 **The clock.**  The workers (:mod:`.master_worker`) advance in slices of ``slice`` nodes; the
 master acts only at slice boundaries.  A message sent at the end of slice s (a worker's
 answer) or at the boundary before slice s + 1 (the master's) is delivered at the start of slice
@@ -46,7 +52,7 @@ from players.position import Position
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
-from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, plan, record
+from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, record, sent
 from .master_worker import (
     EXCHANGE_MIN_DEPTH,
     Abort,
@@ -59,6 +65,7 @@ from .master_worker import (
     SendTable,
     SliceReport,
 )
+from .tree_policies import make_policy
 
 MAX_DEPTH = 63
 
@@ -74,6 +81,8 @@ class MasterTreeConfig:
     exchange_size: int = 1000  # deepest entries each way per worker and iteration (0: no exchange)
     sequential_depth: int = 5  # iterations shallower than this are one job (D_0; min_split_depth)
     margin: int = 25  # a PV node's younger children are probed at the previous score less this
+    policy: str = "master_tree"  # which leaves get a job, with which window (.tree_policies)
+    window_reduction: bool = False  # tree_split, mandatory_first: running jobs' windows narrow
 
 
 @dataclass
@@ -109,6 +118,7 @@ class MasterTreeResult:
     iterations: tuple[IterationInfo, ...]
     seconds: float
     leaves: int = 0  # jobs dispatched to tree leaves, all iterations
+    policy: str = "master_tree"
 
     @property
     def parallel_nodes(self) -> int:
@@ -117,7 +127,8 @@ class MasterTreeResult:
 
     def metrics(self) -> str:
         m = self.messages
-        return (f"master tree: {self.slices} slices of {self.slice_nodes} nodes (T_k {self.parallel_nodes} nodes), "
+        name = "master tree" if self.policy == "master_tree" else f"master tree, {self.policy}"
+        return (f"{name}: {self.slices} slices of {self.slice_nodes} nodes (T_k {self.parallel_nodes} nodes), "
                 f"{self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), {m.total} messages (jobs {m.jobs}, "
                 f"results {m.results}, aborts {m.aborts}, windows {m.windows}, table {m.table} with {m.entries} "
                 f"entries), {self.overruns} overruns; depth {self.depth}, {self.move} ({self.score})")
@@ -131,6 +142,7 @@ class _Master:
         self.team = team
         self.config = config
         self.k = len(team.workers)
+        self.policy = make_policy(config.policy, self.k, config.master_depth, config.window_reduction)
         self.exact = team.options.exact
         self.root = Position.from_fen(fen, moves)
         self.searchmoves = tuple(searchmoves)
@@ -326,8 +338,8 @@ class _Master:
 
     def _replan(self) -> None:
         """Aborts for the jobs whose leaf no longer matters, new windows for the ones whose
-        window moved, and jobs for the idle workers, minimal tree first (``dispatch``)."""
-        wants = plan(self.tree, self.best[1], self.config.margin)
+        window moved, and jobs for the idle workers in the policy's order (``dispatch``)."""
+        wants = self.policy.plan(self.tree, self.best[1], self.config.margin)
         orders = dispatch(wants, {w: (leaf, window) for w, (_, leaf, window) in self.running.items()}, self.k,
                           self.home)
         for w in orders.aborts:
@@ -335,6 +347,7 @@ class _Master:
         for w, want in orders.windows:
             job = self.running[w][0]
             self._send(w, Rewindow(job, want.alpha, want.beta))
+            sent(want)
             self.running[w] = (job, want.leaf, (want.alpha, want.beta))
         for w, want in orders.jobs:
             path = want.leaf.path()
@@ -343,6 +356,7 @@ class _Master:
             self.running[w] = (job.id, want.leaf, (want.alpha, want.beta))
             self.home[path] = w
             self.leaves += 1
+            sent(want)
             self._send(w, job)
         if not self.running:
             raise RuntimeError(f"master tree: nothing to search at depth {self.depth}, root not settled "
@@ -389,4 +403,5 @@ def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, mov
         t += 1
     move, score, done, line = master.best
     return MasterTreeResult(move, score, done, line, t, config.slice, sum(worker_nodes), tuple(worker_nodes),
-                            messages, overruns, tuple(master.iterations), time.perf_counter() - start, master.leaves)
+                            messages, overruns, tuple(master.iterations), time.perf_counter() - start, master.leaves,
+                            config.policy)

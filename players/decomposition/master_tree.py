@@ -67,6 +67,10 @@ class Node:
     pv: tuple[str, ...] = ()  # a leaf's line from its last exact answer
     answers: int = 0
     contradictions: int = 0
+    # The other master policies' state (``.tree_policies``): a node handed to a processor, and
+    # the window it was given (a leaf's: its job's, as last sent).
+    started: bool = False
+    window: tuple[int, int] | None = None
 
     @property
     def leaf(self) -> bool:
@@ -223,6 +227,13 @@ def plan(root: Node, guess: int | None, margin: int) -> list[Want]:
     visit(root, -INF, INF, True)
     out.sort(key=Want.priority.fget)
     return out
+
+
+def sent(want: Want) -> None:
+    """The master sent ``want`` (a job, or a running job's new window): the leaf remembers the
+    window its worker has, which the policies that never move a running window keep."""
+    want.leaf.started = True
+    want.leaf.window = (want.alpha, want.beta)
 
 
 @dataclass(frozen=True)

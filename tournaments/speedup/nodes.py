@@ -11,7 +11,8 @@ or 16 workers can be measured on two cores.  Time is counted in nodes:
   plain full-window alpha-beta with iterative deepening, Baudet's baseline), where the
   file's ``clock_workers`` include 1.
 
-Jurčovič's master tree (``master_tree``) is driven slice by slice (``players.decomposition.
+Jurčovič's master tree (``master_tree``, and its other policies ``tree_split`` and
+``mandatory_first``) is driven slice by slice (``players.decomposition.
 master_clock``): its T_k is the slices until the master knows the answer × the slice's nodes,
 its messages are jobs, results, aborts, new windows and table messages, and its overruns
 are jobs run past a slice (``players.decomposition.master_worker``).  Every position starts
@@ -25,7 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from players.decomposition.algorithms import Master, iterate
+from players.decomposition.algorithms import MASTER_TREES, Master, iterate
 from players.decomposition.aspiration import NodeClock
 from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
@@ -33,8 +34,8 @@ from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import InProcessTeam
 from players.decomposition.runner import drop_prefix
 
-CLOCK_ALGORITHMS = ("aspiration", "master_tree")  # measured on the node clock
-CLOCK_ONLY = ("master_tree", "lazy_cluster")  # no time-based rows: they run on the node clock only
+CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES  # measured on the node clock
+CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",)  # no time-based rows: they run on the node clock only
 MAX_CLOCK_WORKERS = 16
 
 
@@ -80,7 +81,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             clocks, agree = [], 0
             started = time.perf_counter()
             for i, fen in enumerate(fens):
-                if v.algorithm == "master_tree":
+                if v.algorithm in MASTER_TREES:
                     score, clock = master_tree_clock(v, k, fen, settings["depth"])
                 else:
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
