@@ -275,6 +275,9 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
             desk.finished = True
         else:
             desk.dispatch()
+            if not desk.running and not desk.inbox:
+                raise RuntimeError(f"{config.algorithm}: the master waits for jobs {sorted(waiting.jobs)} that no "
+                                   f"worker searches (depth {desk.best[2]} done)")
         for w, m in desk.outbox:
             to_workers.setdefault(t + latency - 1, {}).setdefault(w, []).append(m)
         desk.outbox = []
