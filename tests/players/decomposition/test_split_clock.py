@@ -198,3 +198,14 @@ def test_the_decomposition_player_plays_root_splitting_on_the_clock():
         assert only.bestmove == "c1c2" and only.depth == 4
         timed = player.search(board, Limit(movetime=300))
         assert timed.depth >= 1
+
+
+def test_cut_offs_abort_and_score_sharing_sends_new_windows(bk):
+    """A dynamic split below the root cuts off (its siblings still running are aborted); score
+    sharing lowers running jobs' beta, and without it no window is ever sent."""
+    r = _run("dynamic-split+pvs", 16, bk[0].fen, 5)
+    assert r.messages.aborts > 0 and r.score == _sequential(bk[0].fen, 5)[1]
+    shared = [_run("root-split+sharing", 4, bk[i].fen, 5) for i in range(6)]
+    plain = [_run("root-split", 4, bk[i].fen, 5) for i in range(6)]
+    assert sum(r.messages.windows for r in shared) > 0 and all(r.messages.windows == 0 for r in plain)
+    assert [r.score for r in shared] == [r.score for r in plain] == [_sequential(bk[i].fen, 5)[1] for i in range(6)]
