@@ -143,7 +143,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         src.problem(("shared_table" if shared else "threads",),
                     f"{algorithm} workers share no memory: no shared_table or threads")
     if (algorithm == "master_tree" or node_clock) and cluster.get("scheduler"):
-        src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
+        src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): "
+                                  "no cluster.scheduler")
     if algorithm == "lazy_cluster":
         d = LockstepConfig()
         lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,

@@ -252,7 +252,8 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
     k = config.workers
     root = Position.from_fen(fen, moves)
     desk = Desk(k, min(depth or MAX_DEPTH, MAX_DEPTH), start)
-    policy = MasterPolicy(desk, config, team.master, root, tuple(searchmoves), team.options.exact)  # ValueError: bad searchmoves
+    # ValueError here: an illegal searchmove, or no legal move at all
+    policy = MasterPolicy(desk, config, team.master, root, tuple(searchmoves), team.options.exact)
     team.begin(fen, moves, searchmoves)
     master = policy.iterate()
     waiting: Wait | None = next(master)

@@ -4,7 +4,7 @@ determinism, the desk's messages counted by hand, node budgets, the YAML, the sp
 source and the player."""
 import random
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import chess
 import pytest
@@ -23,16 +23,16 @@ SMALL = replace(EXACT, hash_mb=2)
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
 
 VARIANTS = {
-    "root-split": dict(algorithm="root_split", score_sharing=False, null_window=False),
-    "root-split+sharing": dict(algorithm="root_split", score_sharing=True, null_window=False),
-    "root-split+pvs": dict(algorithm="root_split"),
-    "root-split+speculative": dict(algorithm="root_split", speculative=True),
-    "pv-split+pvs": dict(algorithm="pv_split"),
-    "dynamic-split+pvs": dict(algorithm="dynamic_split"),
+    "root-split": {"algorithm": "root_split", "score_sharing": False, "null_window": False},
+    "root-split+sharing": {"algorithm": "root_split", "score_sharing": True, "null_window": False},
+    "root-split+pvs": {"algorithm": "root_split"},
+    "root-split+speculative": {"algorithm": "root_split", "speculative": True},
+    "pv-split+pvs": {"algorithm": "pv_split"},
+    "dynamic-split+pvs": {"algorithm": "dynamic_split"},
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sequential(fen: str, depth: int) -> tuple[str, int]:
     r = SMALL.make_searcher().search(fen, Limit(depth=depth))
     return r.bestmove, r.score_cp
