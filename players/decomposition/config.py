@@ -27,6 +27,9 @@
                                # master_tree: deepest entries each worker sends the master, and the
                                # master every worker, after every iteration (default 1000)
     latency: 1                 # slices from sending a message to its delivery (>= 1)
+    node_clock: false          # root_split, pv_split, dynamic_split: the workers run in this process on the
+                               # node clock (players/decomposition/split_clock.py), the master tree's
+                               # workers and clock; slice (default 1000) and latency apply
     # master_tree, tree_split and mandatory_first (the master tree and its policies,
     # players/decomposition/master_clock.py and tree_policies.py):
     master_depth: 2            # D_pre: plies the master expands; its leaves are the workers' jobs (1..3)
@@ -48,13 +51,15 @@ from .algorithms import ALGORITHMS, MASTER_TREES
 from .jobs import SearcherConfig
 from .lockstep import LockstepConfig
 from .master_clock import MasterTreeConfig
+from .split_clock import SplitClockConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
-            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction"}
+            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction", "node_clock"}
 LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
 CLOCKED = ("lazy_cluster",) + MASTER_TREES  # the algorithms on the node clock: no Dask, no shared memory
 WINDOW_REDUCTION = ("tree_split", "mandatory_first")  # the master policies whose windows may stay put
+SPLIT_CLOCKED = ("root_split", "pv_split", "dynamic_split")  # on the node clock with node_clock: true
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
 
 
@@ -77,13 +82,15 @@ class DecompositionConfig:
     in_process: bool = False
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
     master_tree: MasterTreeConfig | None = None  # master_tree and its policies: settings on the node clock
+    split_clock: SplitClockConfig | None = None  # root_split, pv_split, dynamic_split with node_clock: true
 
     def with_workers(self, workers: int) -> DecompositionConfig:
         """This file with ``workers`` workers (the node clock's settings too: they count the
         workers the clock advances)."""
         lockstep = None if self.lockstep is None else replace(self.lockstep, workers=workers)
         tree = None if self.master_tree is None else replace(self.master_tree, workers=workers)
-        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree)
+        split = None if self.split_clock is None else replace(self.split_clock, workers=workers)
+        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree, split_clock=split)
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -131,11 +138,15 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":
         src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
-    lockstep = tree = None
-    if algorithm in CLOCKED and (shared or threads):
+    lockstep = tree = split_clock = None
+    node_clock = get_bool(src, data, ("node_clock",), False)
+    if node_clock and algorithm not in SPLIT_CLOCKED:
+        src.problem(("node_clock",), f"only {', '.join(SPLIT_CLOCKED)} have a node_clock mode, not {algorithm!r}"
+                                     + (" (it always runs on the node clock)" if algorithm in CLOCKED else ""))
+    if (algorithm in CLOCKED or node_clock) and (shared or threads):
         src.problem(("shared_table" if shared else "threads",),
                     f"{algorithm} workers share no memory: no shared_table or threads")
-    if algorithm in MASTER_TREES and cluster.get("scheduler"):
+    if (algorithm in MASTER_TREES or node_clock) and cluster.get("scheduler"):
         src.problem(("cluster",),
                     f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
     if algorithm == "lazy_cluster":
@@ -147,9 +158,16 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     elif algorithm in MASTER_TREES:
         tree = master_tree_from(src, data, workers, min_split, "min_split_depth" in data,
                                 25 if margin is None else margin, str(algorithm))
+    elif node_clock and algorithm in SPLIT_CLOCKED:
+        d = SplitClockConfig()
+        split_clock = SplitClockConfig(str(algorithm), workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                                       get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency, min_split,
+                                       sharing, null_window, speculative, 25 if margin is None else margin)
     for key in LOCKSTEP_KEYS:
-        if key in data and algorithm not in CLOCKED:
-            src.problem((key,), f"only {', '.join(CLOCKED)} have a node-clock {key}, not {algorithm!r}")
+        if key in data and algorithm not in CLOCKED and not (node_clock and key in ("slice", "latency")):
+            src.problem((key,), f"only {', '.join(CLOCKED)} have a node-clock {key}"
+                                + (", and root, PV and dynamic splitting with node_clock: true a slice and latency"
+                                   if key in ("slice", "latency") else "") + f", not {algorithm!r}")
     if "exchange_depth" in data and algorithm in MASTER_TREES:
         src.problem(("exchange_depth",),
                     f"{algorithm} sends the deepest entries whatever their depth: no exchange_depth")
@@ -175,7 +193,7 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
                                speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
-                               lockstep, tree)
+                               lockstep, tree, split_clock)
 
 
 def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_split: int, split_given: bool,

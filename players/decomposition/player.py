@@ -20,6 +20,7 @@ from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
 from .lockstep import run_lockstep
 from .master_clock import run_master_tree
+from .split_clock import run_split_clock
 from .runner import drop_prefix, new_table, open_runner, release_table
 
 
@@ -47,8 +48,10 @@ class DecompositionPlayer(BasePlayer):
 
     @property
     def clocked(self) -> bool:
-        """On the node clock (the lazy cluster, the master tree): every worker a machine of its own."""
-        return self.config.lockstep is not None or self.config.master_tree is not None
+        """On the node clock (the lazy cluster, the master tree, splitting with ``node_clock``):
+        every worker a machine of its own."""
+        c = self.config
+        return c.lockstep is not None or c.master_tree is not None or c.split_clock is not None
 
     def _start(self) -> None:
         if self.clocked:
@@ -66,7 +69,7 @@ class DecompositionPlayer(BasePlayer):
         or the scheduler's)."""
         from .lockstep import InProcess
         c = self.config
-        if c.master_tree is not None:  # its workers always run in this process
+        if c.master_tree is not None or c.split_clock is not None:  # their workers always run in this process
             from .master_worker import InProcessTeam
             self._lockstep = InProcessTeam(c.search, c.workers)
         elif c.in_process or (c.workers == 1 and not c.scheduler):
@@ -83,7 +86,7 @@ class DecompositionPlayer(BasePlayer):
 
     def describe(self) -> str:
         c = self.config
-        where = ("threads of this process" if c.in_process or c.master_tree is not None
+        where = ("threads of this process" if c.in_process or c.master_tree is not None or c.split_clock is not None
                  else f"Dask workers at {c.scheduler}" if c.scheduler else "local Dask workers")
         return (f"{self.name}: {c.algorithm} on {c.workers} {where}, evaluation {c.search.mask}, hash "
                 f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
@@ -134,6 +137,10 @@ class DecompositionPlayer(BasePlayer):
         restricts the root (abdada, shared-table lazy SMP, the lazy cluster and the master tree)."""
         if self.config.master_tree is not None:
             return self._master_tree_search(board, limits, searchmoves)
+        if self.config.split_clock is not None:
+            return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_split_clock(
+                self._lockstep, self.config.split_clock, fen, moves, nodes, depth, tuple(searchmoves), stopped),
+                searchmoves)
         if self.config.lockstep is not None:
             return self._lockstep_search(board, limits, searchmoves)
         start = time.perf_counter()

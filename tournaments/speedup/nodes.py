@@ -18,6 +18,12 @@ its messages are jobs, results, aborts, new windows and table messages, and its 
 are jobs run past a slice (``players.decomposition.master_worker``).  Every position starts
 from fresh tables, the workers' and the master's.
 
+Root splitting (and its variants), PV splitting and dynamic splitting have node-clock rows
+where the file's item says ``node_clock: true`` (and then only those: the item *is* the
+clocked algorithm): the same workers and clock as the master tree, the thesis's master as a
+policy (``players.decomposition.split_clock``, ``.split_policies``); messages are jobs,
+results, aborts and new windows (score sharing).
+
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
 thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
 """
@@ -33,10 +39,21 @@ from base.runner import InlineRunner
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import InProcessTeam
 from players.decomposition.runner import drop_prefix
+from players.decomposition.split_clock import run_split_clock
 
-CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES  # measured on the node clock
+CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES  # measured on the node clock (and splitting with node_clock)
 CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",)  # no time-based rows: they run on the node clock only
 MAX_CLOCK_WORKERS = 16
+
+
+def on_clock(variant: DecompositionConfig) -> bool:
+    """Whether the variant has node-clock rows."""
+    return variant.algorithm in CLOCK_ALGORITHMS or variant.split_clock is not None
+
+
+def clock_only(variant: DecompositionConfig) -> bool:
+    """Whether the variant has node-clock rows only (no time-based or oversubscribed ones)."""
+    return variant.algorithm in CLOCK_ONLY or variant.split_clock is not None
 
 
 @dataclass
@@ -74,7 +91,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
     """The node-clock rows: every clock algorithm at every ``clock_workers`` count."""
     rows: list[NodeRow] = []
     own: dict[str, int] = {}
-    for v in (v for v in variants if v.algorithm in CLOCK_ALGORITHMS):
+    for v in (v for v in variants if on_clock(v)):
         for k in settings.get("clock_workers", []):
             runner = InlineRunner()
             runner.workers = k  # k workers, run one after another in this process
@@ -83,6 +100,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             for i, fen in enumerate(fens):
                 if v.algorithm in MASTER_TREES:
                     score, clock = master_tree_clock(v, k, fen, settings["depth"])
+                elif v.split_clock is not None:
+                    score, clock = split_clock(v, k, fen, settings["depth"])
                 else:
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
@@ -106,6 +125,15 @@ def master_tree_clock(variant: DecompositionConfig, k: int, fen: str, depth: int
     and its clock (T_k, N_k, messages, overruns)."""
     config = variant.with_workers(k).master_tree
     r = run_master_tree(InProcessTeam(variant.search, k), config, fen, depth=depth)
+    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
+                              overruns=r.overruns)
+
+
+def split_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched by root, PV or dynamic splitting on ``k`` workers of the node
+    clock from fresh tables: its score and its clock (T_k, N_k, messages, overruns)."""
+    config = variant.with_workers(k).split_clock
+    r = run_split_clock(InProcessTeam(variant.search, k), config, fen, depth=depth)
     return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
                               overruns=r.overruns)
 

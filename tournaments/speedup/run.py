@@ -15,6 +15,7 @@ made just before them, since a shared machine's speed drifts over minutes.
     workers: [1, 2]            # time-based rows
     node_workers: [4, 8]       # oversubscribed: node-based rows (SO)
     clock_workers: [1, 2, 4, 8, 16]   # node-clock rows (``.nodes``) of the algorithms that have them
+                                      # (aspiration, master_tree; splitting with node_clock: true)
     search: {exact: true, null_move: false, lmr: false, futility: false}
     algorithms:
       - {name: root-split, algorithm: root_split, score_sharing: false}
@@ -37,7 +38,7 @@ from players.decomposition.runner import drop_prefix, latency, new_table, open_r
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 
-from .nodes import CLOCK_ONLY, MAX_CLOCK_WORKERS, NodeRow, markdown_table, run_node_clock
+from .nodes import MAX_CLOCK_WORKERS, NodeRow, clock_only, markdown_table, run_node_clock
 
 
 @dataclass
@@ -125,7 +126,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
                 t1, _, _ = sequential_reference(reference, fens, depth)
                 vr1 = n1 / t1
                 out(f"sequential again: T {t1:.2f} s  VR {vr1:,.0f} nodes/s  (the reference of the {n}-worker rows)")
-            for v in (v for v in variants if v.algorithm not in CLOCK_ONLY):
+            for v in (v for v in variants if not clock_only(v)):
                 runner = runners[v.threads and n > 1]
                 T = N = busy = 0.0
                 agree = messages = 0

@@ -89,3 +89,44 @@ def test_master_tree_rows_on_the_node_clock(tmp_path, data_dir):
         assert isinstance(r, NodeRow) and r.agree == r.positions == 3
         assert r.T % 300 == 0 and 0 < r.production <= 1 and r.messages > 0
     assert rows[0].S_own == pytest.approx(1.0) and rows[2].S_own > 1  # four workers beat one on the clock
+
+
+SPLIT_CONFIG = """
+name: tiny-split
+positions: {positions}
+depth: 4
+limit: 3
+workers: [1]
+node_workers: []
+clock_workers: [1, 4, 16]
+search: {{exact: true, null_move: false, lmr: false, futility: false, hash_mb: 2}}
+algorithms:
+  - {{name: root-split+pvs, algorithm: root_split, node_clock: true, min_split_depth: 3, slice: 300}}
+  - {{name: pv-split+pvs, algorithm: pv_split, node_clock: true, min_split_depth: 3, slice: 300}}
+  - {{name: dynamic-split+pvs, algorithm: dynamic_split, node_clock: true, min_split_depth: 3, slice: 300}}
+"""
+
+
+def test_splitting_rows_on_the_node_clock(tmp_path, data_dir):
+    """Root, PV and dynamic splitting with node_clock: true have node-clock rows only (none
+    time-based, though the file asks for one worker's), every answer the sequential one."""
+    path = tmp_path / "split.yaml"
+    path.write_text(SPLIT_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
+    settings, variants = load_speedup(path)
+    assert [v.split_clock.algorithm for v in variants] == ["root_split", "pv_split", "dynamic_split"]
+    rows = run_speedup(settings, variants, out=lambda line: None)
+    assert [(r.algorithm, r.workers) for r in rows] == [(v.name, k) for v in variants for k in (1, 4, 16)]
+    for r in rows:
+        assert isinstance(r, NodeRow) and r.agree == r.positions == 3
+        assert r.T % 300 == 0 and 0 < r.production <= 1 and r.messages > 0
+    assert all(r.S_own > 1 for r in rows if r.workers > 1)
+
+
+def test_the_shipped_cluster_file_lists_every_node_clock_algorithm():
+    settings, variants = load_speedup("speedup-cluster")
+    assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
+    assert {v.algorithm for v in variants} == {"aspiration", "master_tree", "root_split", "pv_split",
+                                               "dynamic_split"}
+    assert all(v.split_clock is not None for v in variants if v.algorithm.endswith("_split"))
+    assert {v.name for v in variants} >= {"root-split", "root-split+sharing", "root-split+pvs",
+                                          "root-split+speculative", "pv-split+pvs", "dynamic-split+pvs"}
