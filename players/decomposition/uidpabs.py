@@ -37,6 +37,7 @@ budget N each worker searches at most N nodes in all (the clock ends at N).
 """
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -154,34 +155,34 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
     worker_history: dict[int, list[IterationInfo]] = {w: [] for w in range(k)}
     shares = deal(team.workers[0].order(), k)
     if first.depth == SHARED_DEPTH and max_depth > SHARED_DEPTH:
-        # Steps 2-4: every worker deepens its own moves alone.
-        for w, worker in enumerate(team.workers):
-            if not shares[w]:
-                continue
-            worker.restrict(shares[w])
-            limit = budget - shared_nodes[w] if budget else 0
-            if budget and limit <= 0:
-                continue
+        # Steps 2-4: every worker deepens its own moves alone.  They never talk, so the order
+        # they run in changes nothing but what a wall-clock deadline leaves them: the worker
+        # whose clock is lowest runs its next iteration, as if they all ran at once.
+        limits = [budget - shared_nodes[w] if budget else 0 for w in range(k)]
+        ready = [(shared_nodes[w], w, SHARED_DEPTH + 1) for w in range(k)
+                 if shares[w] and not (budget and limits[w] <= 0)]
+        for _, w, _ in ready:
+            team.workers[w].restrict(shares[w])
             if w > 0:  # worker 0's depth-2 answer stands for its moves (it holds the depth-2 best)
                 answers[w] = WorkerAnswer(w, 0, 0, shares[w][0], (shares[w][0],))
-            for d in range(SHARED_DEPTH + 1, max_depth + 1):
-                it = iterate_once(worker, d, first.score, config.margin, limit - own_nodes[w] if budget else 0,
-                                  stopped)
-                own_nodes[w] += it.nodes
-                researches += it.researches
-                fallbacks += it.fallback
-                if it.search is None:
-                    break
-                r = it.search
-                answers[w] = WorkerAnswer(w, d, r.score, r.move, r.pv)
-                worker_history[w].append(IterationInfo(d, None, r.score, mate_in_moves(r.score),
-                                                       shared_nodes[w] + own_nodes[w], time.perf_counter() - start,
-                                                       r.pv))
-                mate = mate_in_moves(r.score)
-                if mate is not None and d >= 2 * abs(mate) + 1:
-                    break  # a mate found and confirmed (the sequential search's rule)
-                if budget and own_nodes[w] >= limit:
-                    break
+        heapq.heapify(ready)
+        while ready:
+            _, w, d = heapq.heappop(ready)
+            it = iterate_once(team.workers[w], d, first.score, config.margin,
+                              limits[w] - own_nodes[w] if budget else 0, stopped)
+            own_nodes[w] += it.nodes
+            researches += it.researches
+            fallbacks += it.fallback
+            if it.search is None:
+                continue  # its budget is spent, or the move's time: this iteration does not count
+            r = it.search
+            answers[w] = WorkerAnswer(w, d, r.score, r.move, r.pv)
+            worker_history[w].append(IterationInfo(d, None, r.score, mate_in_moves(r.score),
+                                                   shared_nodes[w] + own_nodes[w], time.perf_counter() - start, r.pv))
+            mate = mate_in_moves(r.score)
+            confirmed = mate is not None and d >= 2 * abs(mate) + 1  # the sequential search's rule
+            if d < max_depth and not confirmed and not (budget and own_nodes[w] >= limits[w]):
+                heapq.heappush(ready, (shared_nodes[w] + own_nodes[w], w, d + 1))
     dealt = [a for w, a in enumerate(answers) if shares[w] or w == 0]
     best = choose(dealt)
     spent = [shared_nodes[w] + own_nodes[w] for w in range(k)]

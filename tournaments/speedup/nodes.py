@@ -17,6 +17,12 @@ its messages are jobs, results, aborts, new windows and table messages, and its 
 are jobs run past a slice (``players.decomposition.master_worker``).  Every position starts
 from fresh tables, the workers' and the master's.
 
+The root policies (``uidpabs``, Devesa's ``mixed``; ``players.decomposition.root_policy``) run
+their workers one after another without slices: T_k is read off the workers' node counts
+(UIDPABS: the shared iterations 1-2 + the slowest worker's own nodes; mixed: the ordering
+search + the end of the last list-scheduled job), messages are jobs and answers, and
+``fallbacks`` count re-searches after a window failed.
+
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
 thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
 """
@@ -31,10 +37,14 @@ from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import InProcessTeam
+from players.decomposition.root_policy import run_root_policy
+from players.decomposition.root_worker import ROOT_POLICIES, ClockTeam
 from players.decomposition.runner import drop_prefix
 
 CLOCK_ALGORITHMS = ("aspiration", "master_tree")  # measured on the node clock
 CLOCK_ONLY = ("master_tree", "lazy_cluster")  # no time-based rows: they run on the node clock only
+CLOCK_ALGORITHMS += ROOT_POLICIES
+CLOCK_ONLY += ROOT_POLICIES
 MAX_CLOCK_WORKERS = 16
 
 
@@ -82,6 +92,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             for i, fen in enumerate(fens):
                 if v.algorithm == "master_tree":
                     score, clock = master_tree_clock(v, k, fen, settings["depth"])
+                elif v.algorithm in ROOT_POLICIES:
+                    score, clock = root_policy_clock(v, k, fen, settings["depth"])
                 else:
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
@@ -107,6 +119,14 @@ def master_tree_clock(variant: DecompositionConfig, k: int, fen: str, depth: int
     r = run_master_tree(InProcessTeam(variant.search, k), config, fen, depth=depth)
     return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
                               overruns=r.overruns)
+
+
+def root_policy_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched by a root policy on ``k`` workers from fresh tables: its score
+    and its clock (T_k, N_k, messages; re-searches after a failed window as fallbacks)."""
+    config = variant.with_workers(k).root_policy
+    r = run_root_policy(ClockTeam(variant.search, k), config, fen, depth=depth)
+    return r.score, NodeClock(k, time=r.time, nodes=r.nodes, messages=r.messages, fallbacks=r.researches)
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \
