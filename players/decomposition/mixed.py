@@ -167,9 +167,12 @@ def _account(state: _Move, ran: Sequence[Scheduled], schedule: list) -> None:
 
 def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
               nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-              searchmoves: tuple[str, ...] = ()) -> RootPolicyResult:
+              searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> RootPolicyResult:
     """One move of the mixed strategy (``config.order_depth`` 0: the exhaustive one) on
-    ``team``: to ``depth``, or ``nodes`` per worker (the clock's end), or until ``stopped()``."""
+    ``team``: to ``depth``, or ``nodes`` per worker (the clock's end), or until ``stopped()``.
+    ``deepening`` (by default where no depth is given): rounds at increasing depths up to
+    ``depth`` rather than Devesa's one round at ``depth`` (a deadline's search has a depth
+    only as a cap)."""
     if nodes is None and depth is None:
         raise ValueError("mixed needs a node budget per worker or a depth")
     start = time.perf_counter()
@@ -185,7 +188,7 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     answer = RoundAnswer(0, order[0], (order[0],), False)
     done = 0
     # The ordering search: the sequential iterative deepening on worker 0.
-    order_depth = min(config.order_depth, max_depth - 1) if depth else config.order_depth
+    order_depth = min(config.order_depth, max_depth - 1)
     guess = 0
     for d in range(1, order_depth + 1):
         r = team.workers[0].iterate(d, guess, budget - state.spent[0] if budget else 0, stopped)
@@ -200,7 +203,9 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     state.free = [state.spent[0]] * k  # the jobs go out when the ordering search is over
     schedule: list[tuple[str, int, int, int]] = []
     ordered = done > 0
-    first_round = max(done + 1, 1) if not depth else max_depth
+    if deepening is None:
+        deepening = depth is None
+    first_round = max(done + 1, 1) if deepening else max_depth
     for d in range(first_round, max_depth + 1):
         if budget and min(state.free) >= budget or stopped is not None and stopped():
             break

@@ -195,8 +195,8 @@ class DecompositionPlayer(BasePlayer):
         clock's end) or ``limits.depth``; a deadline or a stop ends the running searches."""
         from .root_policy import run_root_policy
         return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_root_policy(
-            self._lockstep, self.config.root_policy, fen, moves, nodes, depth, stopped, tuple(searchmoves)),
-            searchmoves)
+            self._lockstep, self.config.root_policy, fen, moves, nodes, depth, stopped, tuple(searchmoves),
+            deepening=limits.depth is None), searchmoves)
 
     def _clocked(self, board: chess.Board, limits: Limit, run, searchmoves: tuple[str, ...]) -> SearchResult:
         """A search on the node clock: its depth where no node budget is given, a deadline

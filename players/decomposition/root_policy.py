@@ -11,7 +11,10 @@ from .uidpabs import run_uidpabs
 
 def run_root_policy(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-                    searchmoves: tuple[str, ...] = ()) -> RootPolicyResult:
-    """One move: to ``depth``, or ``nodes`` per worker on the clock, or until ``stopped()``."""
-    run = run_uidpabs if config.algorithm == "uidpabs" else run_mixed
-    return run(team, config, fen, moves, nodes, depth, stopped, searchmoves)
+                    searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> RootPolicyResult:
+    """One move: to ``depth``, or ``nodes`` per worker on the clock, or until ``stopped()``;
+    ``deepening``: mixed's rounds go up to ``depth`` (a cap) instead of one round at it
+    (UIDPABS always deepens)."""
+    if config.algorithm == "uidpabs":
+        return run_uidpabs(team, config, fen, moves, nodes, depth, stopped, searchmoves)
+    return run_mixed(team, config, fen, moves, nodes, depth, stopped, searchmoves, deepening)
