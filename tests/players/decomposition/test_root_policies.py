@@ -4,6 +4,7 @@ windows and choice, the list scheduling of Devesa's jobs and its clock, the budg
 the player and UCI."""
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -230,3 +231,20 @@ def test_uci_root_policies_answer_go_nodes(name):
         assert engine.play(board, chess.engine.Limit(nodes=20000)).move in board.legal_moves
     finally:
         engine.quit()
+
+
+def test_speedup_rows_of_the_root_policies():
+    """Node-clock rows only, every answer the sequential one, the shipped file readable."""
+    from tournaments.speedup.nodes import NodeRow
+    from tournaments.speedup.run import load_speedup, run_speedup
+    root = Path(__file__).resolve().parents[3]
+    settings, variants = load_speedup(root / "configs" / "decomposition" / "speedup-root-policies.yaml")
+    assert [v.name for v in variants] == ["uidpabs", "mixed", "mixed-exhaustive"]
+    assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
+    settings = {**settings, "depth": 3, "clock_workers": [1, 4], "limit": 2}
+    rows = run_speedup(settings, variants, out=lambda line: None)
+    assert [(r.algorithm, r.workers) for r in rows] == [(n, k) for n in ("uidpabs", "mixed", "mixed-exhaustive")
+                                                       for k in (1, 4)]
+    for r in rows:
+        assert isinstance(r, NodeRow) and r.agree == r.positions == 2 and r.messages > 0
+        assert 0 < r.production <= 1
