@@ -42,6 +42,14 @@
 
 * ``aspiration``: parallel aspiration (Baudet): every worker searches the whole tree with a
   disjoint window around the previous score, measured on the node clock (``.aspiration``).
+* ``uidpabs``: Newborn's unsynchronised iterative deepening (the Italian thesis, 4.2.5.6): the
+  root moves dealt round-robin to the workers after two shared iterations, each worker
+  deepening its own moves alone in a window around the depth-2 value; the best score of the
+  workers' last iterations answers.  On the node clock, driven by ``.uidpabs``, not from here.
+* ``mixed``: Devesa's mixed strategy: a sequential search to ``order_depth`` orders the root,
+  then one job per root move to the full depth goes to the next idle worker, every job with
+  the root's one window; ``order_depth: 0`` is his exhaustive player (no ordering, no bound).
+  On the node clock, driven by ``.mixed``, not from here.
 
 ``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player
 is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
@@ -72,7 +80,7 @@ from .jobs import SearcherConfig
 from .runner import share_bounds, stop_running
 
 ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster",
-              "master_tree", "tree_split", "mandatory_first")
+              "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
 MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tree's policies (.tree_policies)
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
@@ -470,6 +478,8 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
     if algorithm in MASTER_TREES:
         raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.master_clock), not through a Master")
+    if algorithm in ("uidpabs", "mixed"):
+        raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.root_policy), not through a Master")
     if algorithm == "aspiration":  # parallel aspiration, its own module (it imports this one)
         from .aspiration import parallel_aspiration
         return parallel_aspiration(master, fen, moves, depth)

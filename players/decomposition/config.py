@@ -35,6 +35,9 @@
     master_depth: 2            # D_pre: plies the master expands; its leaves are the workers' jobs (1..3)
     window_reduction: false    # tree_split, mandatory_first: a running job's window narrows when its
                                # ancestors' values move (Fishburn and Finkel's Update)
+    # uidpabs and mixed (the root policies, players/decomposition/root_policy.py; node clock, in this process):
+    order_depth: 4             # mixed: the ordering search's depth (0: Devesa's exhaustive player, no bound);
+                               # margin is their windows' half-width around the expected score
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
 """
@@ -51,11 +54,13 @@ from .algorithms import ALGORITHMS, MASTER_TREES
 from .jobs import SearcherConfig
 from .lockstep import LockstepConfig
 from .master_clock import MasterTreeConfig
+from .root_worker import ROOT_POLICIES, RootPolicyConfig
 from .split_clock import SplitClockConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
-            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction", "node_clock"}
+            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction", "node_clock",
+            "order_depth"}
 LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
 CLOCKED = ("lazy_cluster",) + MASTER_TREES  # the algorithms on the node clock: no Dask, no shared memory
 WINDOW_REDUCTION = ("tree_split", "mandatory_first")  # the master policies whose windows may stay put
@@ -83,6 +88,7 @@ class DecompositionConfig:
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
     master_tree: MasterTreeConfig | None = None  # master_tree and its policies: settings on the node clock
     split_clock: SplitClockConfig | None = None  # root_split, pv_split, dynamic_split with node_clock: true
+    root_policy: RootPolicyConfig | None = None  # uidpabs, mixed: their settings on the node clock
 
     def with_workers(self, workers: int) -> DecompositionConfig:
         """This file with ``workers`` workers (the node clock's settings too: they count the
@@ -90,7 +96,9 @@ class DecompositionConfig:
         lockstep = None if self.lockstep is None else replace(self.lockstep, workers=workers)
         tree = None if self.master_tree is None else replace(self.master_tree, workers=workers)
         split = None if self.split_clock is None else replace(self.split_clock, workers=workers)
-        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree, split_clock=split)
+        policy = None if self.root_policy is None else replace(self.root_policy, workers=workers)
+        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree, split_clock=split,
+                       root_policy=policy)
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
@@ -176,6 +184,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     if "window_reduction" in data and algorithm not in WINDOW_REDUCTION:
         src.problem(("window_reduction",), f"only {' and '.join(WINDOW_REDUCTION)} have a window_reduction setting, "
                                            f"not {algorithm!r}")
+    policy = root_policy_from(src, data, str(algorithm), workers, 25 if margin is None else margin, shared or threads,
+                              bool(cluster.get("scheduler")))
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", CATEGORIES))
@@ -193,7 +203,25 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
                                speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
-                               lockstep, tree, split_clock)
+                               lockstep, tree, split_clock, policy)
+
+
+def root_policy_from(src: YamlSource | Located, data: dict, algorithm: str, workers: int, margin: int,
+                     shares_memory: bool, scheduler: bool) -> RootPolicyConfig | None:
+    """The root policies' settings: their workers run in this process on the node clock."""
+    if "order_depth" in data and algorithm != "mixed":
+        src.problem(("order_depth",), f"only mixed has an order_depth, not {algorithm!r}")
+    if algorithm not in ROOT_POLICIES:
+        return None
+    if shares_memory:
+        src.problem(("shared_table" if data.get("shared_table") else "threads",),
+                    f"{algorithm} workers share no memory: no shared_table or threads")
+    if scheduler:
+        src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): "
+                                  "no cluster.scheduler")
+    order_depth = get_int(src, data, ("order_depth",), RootPolicyConfig().order_depth, 0, 32)
+    return RootPolicyConfig(algorithm, workers, margin, RootPolicyConfig().order_depth if order_depth is None
+                            else order_depth)
 
 
 def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_split: int, split_given: bool,

@@ -48,10 +48,11 @@ class DecompositionPlayer(BasePlayer):
 
     @property
     def clocked(self) -> bool:
-        """On the node clock (the lazy cluster, the master tree, splitting with ``node_clock``):
-        every worker a machine of its own."""
+        """On the node clock (the lazy cluster, the master tree and its policies, splitting with
+        ``node_clock``, the root policies): every worker a machine of its own."""
         c = self.config
-        return c.lockstep is not None or c.master_tree is not None or c.split_clock is not None
+        return (c.lockstep is not None or c.master_tree is not None or c.split_clock is not None
+                or c.root_policy is not None)
 
     def _start(self) -> None:
         if self.clocked:
@@ -72,6 +73,9 @@ class DecompositionPlayer(BasePlayer):
         if c.master_tree is not None or c.split_clock is not None:  # their workers always run in this process
             from .master_worker import InProcessTeam
             self._lockstep = InProcessTeam(c.search, c.workers)
+        elif c.root_policy is not None:  # so do the root policies'
+            from .root_worker import ClockTeam
+            self._lockstep = ClockTeam(c.search, c.workers)
         elif c.in_process or (c.workers == 1 and not c.scheduler):
             self._lockstep = InProcess(c.search, c.workers)
         else:
@@ -87,6 +91,7 @@ class DecompositionPlayer(BasePlayer):
     def describe(self) -> str:
         c = self.config
         where = ("threads of this process" if c.in_process or c.master_tree is not None or c.split_clock is not None
+                 or c.root_policy is not None
                  else f"Dask workers at {c.scheduler}" if c.scheduler else "local Dask workers")
         return (f"{self.name}: {c.algorithm} on {c.workers} {where}, evaluation {c.search.mask}, hash "
                 f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
@@ -141,6 +146,8 @@ class DecompositionPlayer(BasePlayer):
             return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_split_clock(
                 self._lockstep, self.config.split_clock, fen, moves, nodes, depth, tuple(searchmoves), stopped),
                 searchmoves)
+        if self.config.root_policy is not None:
+            return self._root_policy_search(board, limits, searchmoves)
         if self.config.lockstep is not None:
             return self._lockstep_search(board, limits, searchmoves)
         start = time.perf_counter()
@@ -189,6 +196,15 @@ class DecompositionPlayer(BasePlayer):
         return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_master_tree(
             self._lockstep, self.config.master_tree, fen, moves, nodes, depth, tuple(searchmoves), stopped),
             searchmoves)
+
+    def _root_policy_search(self, board: chess.Board, limits: Limit,
+                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
+        """UIDPABS or Devesa's mixed strategy on the node clock: ``limits.nodes`` per worker (the
+        clock's end) or ``limits.depth``; a deadline or a stop ends the running searches."""
+        from .root_policy import run_root_policy
+        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_root_policy(
+            self._lockstep, self.config.root_policy, fen, moves, nodes, depth, stopped, tuple(searchmoves),
+            deepening=limits.depth is None), searchmoves)
 
     def _clocked(self, board: chess.Board, limits: Limit, run, searchmoves: tuple[str, ...]) -> SearchResult:
         """A search on the node clock: its depth where no node budget is given, a deadline

@@ -24,6 +24,12 @@ clocked algorithm): the same workers and clock as the master tree, the thesis's 
 policy (``players.decomposition.split_clock``, ``.split_policies``); messages are jobs,
 results, aborts and new windows (score sharing).
 
+The root policies (``uidpabs``, Devesa's ``mixed``; ``players.decomposition.root_policy``) run
+their workers one after another without slices: T_k is read off the workers' node counts
+(UIDPABS: the shared iterations 1-2 + the slowest worker's own nodes; mixed: the ordering
+search + the end of the last list-scheduled job), messages are jobs and answers, and
+``fallbacks`` count re-searches after a window failed.
+
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
 thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
 """
@@ -38,11 +44,14 @@ from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import InProcessTeam
+from players.decomposition.root_policy import run_root_policy
+from players.decomposition.root_worker import ROOT_POLICIES, ClockTeam
 from players.decomposition.runner import drop_prefix
 from players.decomposition.split_clock import run_split_clock
 
-CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES  # measured on the node clock (and splitting with node_clock)
-CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",)  # no time-based rows: they run on the node clock only
+CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES + ROOT_POLICIES  # measured on the node clock (and splitting
+# with node_clock)
+CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",) + ROOT_POLICIES  # no time-based rows: node clock only
 MAX_CLOCK_WORKERS = 16
 
 
@@ -102,6 +111,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
                     score, clock = master_tree_clock(v, k, fen, settings["depth"])
                 elif v.split_clock is not None:
                     score, clock = split_clock(v, k, fen, settings["depth"])
+                elif v.algorithm in ROOT_POLICIES:
+                    score, clock = root_policy_clock(v, k, fen, settings["depth"])
                 else:
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
@@ -136,6 +147,14 @@ def split_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> t
     r = run_split_clock(InProcessTeam(variant.search, k), config, fen, depth=depth)
     return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
                               overruns=r.overruns)
+
+
+def root_policy_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched by a root policy on ``k`` workers from fresh tables: its score
+    and its clock (T_k, N_k, messages; re-searches after a failed window as fallbacks)."""
+    config = variant.with_workers(k).root_policy
+    r = run_root_policy(ClockTeam(variant.search, k), config, fen, depth=depth)
+    return r.score, NodeClock(k, time=r.time, nodes=r.nodes, messages=r.messages, fallbacks=r.researches)
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \
