@@ -62,6 +62,12 @@ class LockstepConfig:
     exchange_depth: int = 4  # entries at least this deep are sent ...
     exchange_size: int = 256  # ... at most this many per message, deepest first (0: no exchange)
     latency: int = 1  # slices from sending to storing in the receiver's table (>= 1)
+    # Fixed-depth searches only (the speedup rows; no node budget): after this many slices in a
+    # row without completing an iteration, the worker searches the iteration to its end at once
+    # and owes the nodes past the slice, doing nothing else until they are paid (the master
+    # tree's overrun).  Without it an exact search, whose table carries little progress from one
+    # restart to the next, can restart the same iteration forever.  0: never (games).
+    overrun_after: int = 0
 
 
 @dataclass(frozen=True)
@@ -111,15 +117,25 @@ class LockstepWorker:
         first = move_to_uci(int(self.root_moves[0])) if self.n_root else "0000"
         self.move, self.score, self.pv = first, 0, (first,)
         self.done = self.n_root == 0
+        self.restarts = self.debt = 0
+        self.pending: tuple[IterationInfo, ...] = ()
 
     def receive(self, entries: tuple[np.ndarray, np.ndarray]) -> None:
         if entries[0].size:
             tt_import(self.searcher.tt, entries[0], entries[1])
 
     def run_slice(self, delivered: tuple[np.ndarray, np.ndarray], slice_nodes: int, exchange_depth: int,
-                  exchange_size: int) -> SliceReport:
+                  exchange_size: int, overrun_after: int = 0) -> SliceReport:
         """Store what was delivered, search up to ``slice_nodes`` nodes, and say what to send."""
         self.receive(delivered)
+        if self.debt:
+            paid = min(self.debt, slice_nodes)
+            self.debt -= paid
+            if self.debt:
+                return SliceReport(self.index, paid, False, 0, self.move, self.score, self.pv, EMPTY)
+            iterations, self.pending = self.pending, ()
+            sent = tt_export_deep(self.searcher.tt, exchange_depth, exchange_size) if exchange_size > 0 else EMPTY
+            return self._report(paid, sent, iterations)
         if self.done:
             return self._report(0, EMPTY, ())
         s = self.searcher
@@ -127,7 +143,8 @@ class LockstepWorker:
         stats[:] = 0
         s.ctx[C_STOP][0] = 0
         limit = slice_nodes if self.budget is None else min(slice_nodes, self.budget - self.used)
-        stats[S_NODE_LIMIT] = max(1, limit)
+        overrun = self.budget is None and 0 < overrun_after <= self.restarts
+        stats[S_NODE_LIMIT] = 0 if overrun else max(1, limit)  # 0: no limit
         arrays = self.pos.arrays
         root_moves, n_root = self.root_moves, self.n_root
         iterations = []
@@ -149,10 +166,16 @@ class LockstepWorker:
             mate = mate_in_moves(self.score)
             if mate is not None and depth >= 2 * abs(mate) + 1:
                 self.depth = self.max_depth + 1  # a confirmed mate: deeper search cannot change it
+            if overrun:
+                break  # one iteration past the slice, no more
         nodes = int(stats[S_NODES])
         self.used += nodes
+        self.restarts = 0 if iterations else self.restarts + 1
         if self.depth > self.max_depth or (self.budget is not None and self.used >= self.budget):
             self.done = True
+        if overrun and nodes > slice_nodes:  # an overrun: the rest is owed, the iteration's answer waits for it
+            self.debt, self.pending = nodes - slice_nodes, tuple(iterations)
+            return SliceReport(self.index, slice_nodes, False, 0, self.move, self.score, self.pv, EMPTY)
         sent = tt_export_deep(s.tt, exchange_depth, exchange_size) if exchange_size > 0 else EMPTY
         return self._report(nodes, sent, tuple(iterations))
 
@@ -174,7 +197,7 @@ class InProcess:
 
     def run_slice(self, active: list[int], delivered: dict[int, tuple], config: LockstepConfig) -> list[SliceReport]:
         return [self.workers[w].run_slice(delivered.get(w, EMPTY), config.slice, config.exchange_depth,
-                                          config.exchange_size) for w in active]
+                                          config.exchange_size, config.overrun_after) for w in active]
 
     def new_game(self) -> None:
         for w in self.workers:

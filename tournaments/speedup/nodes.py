@@ -36,12 +36,13 @@ thing: real Dask workers oversubscribing the cores, of which only N and SO mean 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from players.decomposition.algorithms import MASTER_TREES, Master, iterate
 from players.decomposition.aspiration import NodeClock
 from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
+from players.decomposition.lockstep import InProcess, run_lockstep
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import InProcessTeam
 from players.decomposition.root_policy import run_root_policy
@@ -49,10 +50,11 @@ from players.decomposition.root_worker import ROOT_POLICIES, ClockTeam
 from players.decomposition.runner import drop_prefix
 from players.decomposition.split_clock import run_split_clock
 
-CLOCK_ALGORITHMS = ("aspiration",) + MASTER_TREES + ROOT_POLICIES  # measured on the node clock (and splitting
-# with node_clock)
+CLOCK_ALGORITHMS = ("aspiration", "lazy_cluster") + MASTER_TREES + ROOT_POLICIES  # measured on the node clock
+# (and splitting with node_clock)
 CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",) + ROOT_POLICIES  # no time-based rows: node clock only
 MAX_CLOCK_WORKERS = 16
+OVERRUN_AFTER = 4  # the lazy cluster's restarts of one iteration before it runs to its end (master_worker's)
 
 
 def on_clock(variant: DecompositionConfig) -> bool:
@@ -113,6 +115,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
                     score, clock = split_clock(v, k, fen, settings["depth"])
                 elif v.algorithm in ROOT_POLICIES:
                     score, clock = root_policy_clock(v, k, fen, settings["depth"])
+                elif v.lockstep is not None:
+                    score, clock = lazy_cluster_clock(v, k, fen, settings["depth"])
                 else:
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
@@ -147,6 +151,18 @@ def split_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> t
     r = run_split_clock(InProcessTeam(variant.search, k), config, fen, depth=depth)
     return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
                               overruns=r.overruns)
+
+
+def lazy_cluster_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched to ``depth`` by the lazy cluster's ``k`` workers from fresh tables:
+    the voted score and the clock (T_k = slices until every worker has finished × slice)."""
+    config = replace(variant.with_workers(k).lockstep, overrun_after=OVERRUN_AFTER)
+    transport = InProcess(variant.search, k)
+    try:
+        r = run_lockstep(transport, config, fen, depth=depth)
+    finally:
+        transport.close()
+    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages)
 
 
 def root_policy_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:

@@ -238,7 +238,8 @@ def test_speedup_rows_of_the_root_policies():
     from tournaments.speedup.nodes import NodeRow
     from tournaments.speedup.run import load_speedup, run_speedup
     root = Path(__file__).resolve().parents[3]
-    settings, variants = load_speedup(root / "configs" / "decomposition" / "speedup-root-policies.yaml")
+    settings, variants = load_speedup(root / "configs" / "decomposition" / "speedup-cluster.yaml")
+    variants = [v for v in variants if v.root_policy is not None]
     assert [v.name for v in variants] == ["uidpabs", "mixed", "mixed-exhaustive"]
     assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
     settings = {**settings, "depth": 3, "clock_workers": [1, 4], "limit": 2}

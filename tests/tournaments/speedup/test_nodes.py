@@ -91,6 +91,22 @@ def test_master_tree_rows_on_the_node_clock(tmp_path, data_dir):
     assert rows[0].S_own == pytest.approx(1.0) and rows[2].S_own > 1  # four workers beat one on the clock
 
 
+def test_lazy_cluster_rows_on_the_node_clock(tmp_path, data_dir):
+    """The lazy cluster to a fixed depth: every worker's table its own, the vote's score the
+    sequential one (exact mode), T_k a whole number of slices, the exchange's messages counted
+    only where there are other workers to send to."""
+    path = tmp_path / "lazy.yaml"
+    path.write_text(TREE_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd").replace(
+        "{name: master-tree, algorithm: master_tree, min_split_depth: 3, slice: 300}",
+        "{name: lazy-cluster, algorithm: lazy_cluster, slice: 300, exchange_depth: 2, exchange_size: 64}"))
+    settings, variants = load_speedup(path)
+    rows = run_speedup(settings, variants, out=lambda _: None)
+    assert [(r.algorithm, r.workers) for r in rows] == [("lazy-cluster", k) for k in (1, 2, 4)]
+    for r in rows:
+        assert isinstance(r, NodeRow) and r.agree == r.positions == 3 and r.T % 300 == 0
+    assert rows[0].messages == 0 and rows[1].messages > 0 and rows[2].messages > rows[1].messages
+
+
 SPLIT_CONFIG = """
 name: tiny-split
 positions: {positions}
@@ -125,8 +141,10 @@ def test_splitting_rows_on_the_node_clock(tmp_path, data_dir):
 def test_the_shipped_cluster_file_lists_every_node_clock_algorithm():
     settings, variants = load_speedup("speedup-cluster")
     assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
-    assert {v.algorithm for v in variants} == {"aspiration", "master_tree", "root_split", "pv_split",
-                                               "dynamic_split"}
-    assert all(v.split_clock is not None for v in variants if v.algorithm.endswith("_split"))
+    assert {v.algorithm for v in variants} == {"aspiration", "lazy_cluster", "master_tree", "tree_split",
+                                               "mandatory_first", "root_split", "pv_split", "dynamic_split",
+                                               "uidpabs", "mixed"}
+    assert all(v.split_clock is not None for v in variants
+               if v.algorithm in ("root_split", "pv_split", "dynamic_split"))
     assert {v.name for v in variants} >= {"root-split", "root-split+sharing", "root-split+pvs",
                                           "root-split+speculative", "pv-split+pvs", "dynamic-split+pvs"}
