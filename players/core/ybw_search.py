@@ -59,7 +59,7 @@ KEY_WINDOW = 256           # Zobrist keys a split point keeps of its path (repet
 LOCK_STRIDE = 8            # one lock per 64-byte line: a busy split point's lock does not slow its neighbours'
 
 # team["control"]
-K_STOP, K_RUNNING, K_THREADS, K_MIN_SPLIT = 0, 1, 2, 3
+K_STOP, K_RUNNING, K_THREADS, K_MIN_SPLIT, K_NO_SP = 0, 1, 2, 3, 4  # K_NO_SP holds -1
 # team["threads"], THREAD_FIELDS per thread (one 128-byte block each)
 THREAD_FIELDS = 16
 T_SEARCHING, T_ACTIVE_SP, T_SP_SIZE, T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES = range(8)
@@ -91,6 +91,7 @@ def new_team(threads: int, min_split_depth: int) -> np.void:
     control = team["control"]
     control[K_THREADS] = threads
     control[K_MIN_SPLIT] = min_split_depth
+    control[K_NO_SP] = -1
     for t in range(MAX_THREADS):
         team["threads"][t * THREAD_FIELDS + T_ACTIVE_SP] = -1
     return team
@@ -459,6 +460,9 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
     killers = ctx[C_KILLERS]
     board = pos[1]
     splits = sp >= 0
+    # Recursive calls must not pass literals (numba mangles a literal's type into the call,
+    # and the cache then cannot resolve the symbol: see players.core.search).
+    no_sp = team["control"][K_NO_SP]
     if splits:
         shared = team["sp"]
         depth, ply = shared[sp_field(sp, P_DEPTH)], shared[sp_field(sp, P_PLY)]
@@ -509,7 +513,7 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
                 null_depth = max(1, depth - 4 - depth // 6)
                 make_null_move(pos)
                 score = -negamax_ybw(pos, tt, ctx, team, own, t, null_depth, ply + 1, -beta, -beta + 1,
-                                     not may_null, -1)
+                                     not may_null, no_sp)
                 unmake_null_move(pos)
                 if aborted(ctx, team, t):
                     return 0
@@ -557,17 +561,19 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
         new_depth = depth - 1 + (1 if checks else 0)
         prefetch_child(tt, ctx, current_key(pos), new_depth <= 0, exact)
         if searched == 0:
-            score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -beta, -alpha, may_null, -1)
+            score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -beta, -alpha, may_null, no_sp)
         else:
             r = 0
             if lmr and depth >= 3 and quiet and not checked and not checks and searched >= 2:
                 r = late_move_reduction(depth, searched, new_depth, is_pv,
                                         m == killers[ply, 0] or m == killers[ply, 1])
-            score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth - r, ply + 1, -alpha - 1, -alpha, may_null, -1)
+            score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth - r, ply + 1, -alpha - 1, -alpha, may_null,
+                                 no_sp)
             if score > alpha and r > 0:
-                score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -alpha - 1, -alpha, may_null, -1)
+                score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -alpha - 1, -alpha, may_null,
+                                     no_sp)
             if score > alpha and score < beta:
-                score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -beta, -alpha, may_null, -1)
+                score = -negamax_ybw(pos, tt, ctx, team, own, t, new_depth, ply + 1, -beta, -alpha, may_null, no_sp)
         unmake_move(pos)
         if aborted(ctx, team, t):
             return 0
@@ -595,7 +601,7 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
             # Young brothers wait no longer: the eldest is searched, the rest is shared.
             x = open_split_point(pos, ctx, team, t, moves, scores, i, n, depth, ply, alpha, beta, best, best_move,
                                  searched, is_pv, checked, futile, late_limit, may_null, lmr)
-            negamax_ybw(pos, tt, ctx, team, own, t, 0, 0, 0, 0, False, x)
+            negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowed, x)
             leave_split_point(team, t, x, x)
             while True:  # the helpful master
                 j = next_work(team, t, x)
@@ -603,7 +609,7 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
                     break
                 s = join_slot(team, own, t, j)
                 negamax_ybw((own["bb"][s], own["board"][s], own["st"][s], own["hist"][s], own["keys"][s]), tt, ctx,
-                            team, own, t, 0, 0, 0, 0, False, j)
+                            team, own, t, depth, ply, alpha, beta, null_allowed, j)
                 leave_split_point(team, t, j, x)
             best, best_move, alpha, searched = close_split_point(ctx, team, t, x)
             if aborted(ctx, team, t):
@@ -628,6 +634,10 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
     start = cycles()
     stats[S_ROOT_DONE] = 0
     ctx[C_PV_LEN][0] = 0
+    # Variables, not literals, in the calls (see negamax_ybw): the first ply, null moves allowed.
+    no_sp = team["control"][K_NO_SP]
+    first = 1
+    null_allowed = n_root > 0
     best = -INF
     best_index = -1
     i = 0
@@ -637,11 +647,13 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
         checks = in_check(pos)
         new_depth = depth - 1 + (1 if checks else 0)
         if i == 0:
-            score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, 1, -beta, -alpha, True, -1)
+            score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, first, -beta, -alpha, null_allowed, no_sp)
         else:
-            score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, 1, -alpha - 1, -alpha, True, -1)
+            score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, first, -alpha - 1, -alpha, null_allowed,
+                                 no_sp)
             if score > alpha and score < beta and not aborted(ctx, team, 0):
-                score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, 1, -beta, -alpha, True, -1)
+                score = -negamax_ybw(pos, tt, ctx, team, own, 0, new_depth, first, -beta, -alpha, null_allowed,
+                                     no_sp)
         unmake_move(pos)
         if aborted(ctx, team, 0):
             break
@@ -663,7 +675,7 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
                 scores[j] = n_root - j
             x = open_split_point(pos, ctx, team, 0, root_moves, scores, i, n_root, depth, 0, alpha, beta, best,
                                  root_moves[best_index], i, True, False, False, MAX_MOVES, True, False)
-            negamax_ybw(pos, tt, ctx, team, own, 0, 0, 0, 0, 0, False, x)
+            negamax_ybw(pos, tt, ctx, team, own, 0, depth, first, alpha, beta, null_allowed, x)
             leave_split_point(team, 0, x, x)
             while True:  # the helpful master
                 j = next_work(team, 0, x)
@@ -671,7 +683,7 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
                     break
                 s = join_slot(team, own, 0, j)
                 negamax_ybw((own["bb"][s], own["board"][s], own["st"][s], own["hist"][s], own["keys"][s]), tt, ctx,
-                            team, own, 0, 0, 0, 0, 0, False, j)
+                            team, own, 0, depth, first, alpha, beta, null_allowed, j)
                 leave_split_point(team, 0, j, x)
             best, best_move, alpha, done = close_split_point(ctx, team, 0, x)
             if aborted(ctx, team, 0):
@@ -700,6 +712,6 @@ def idle_loop(tt, ctx, team, own, t):
             break
         s = join_slot(team, own, t, j)
         negamax_ybw((own["bb"][s], own["board"][s], own["st"][s], own["hist"][s], own["keys"][s]), tt, ctx, team,
-                    own, t, 0, 0, 0, 0, False, j)
+                    own, t, s, s, s, s, s > 0, j)  # (the node's values are the split point's)
         leave_split_point(team, t, j, -1)
     threads[thread_field(t, T_CYCLES)] += cycles() - start
