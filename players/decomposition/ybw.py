@@ -237,3 +237,35 @@ def run_ybw(key: str, job: str, options, fen: str, moves: tuple[str, ...], depth
             here.running.pop(job, None)
     return YbwResult(result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                      time.perf_counter() - start, searcher.counts(), result.iterations)
+
+
+def ybw_search(master, fen: str, moves: tuple[str, ...], depth: int, searchmoves: tuple[str, ...] = ()):
+    """``algorithm: ybw`` for a :class:`players.decomposition.algorithms.Master`: the team's
+    search as one job on the runner's first slot, whose process holds the runner's k threads
+    (``threads: true``: one worker process with k threads).  A deadline stops it
+    (``Master.abort``) and its deepest completed iteration answers; a node budget is the
+    team's.  Its split points and joins are the runner's messages."""
+    from .algorithms import Aborted, ParallelResult
+    start = time.perf_counter()
+    runner = master.runner
+    if master.aborted:
+        raise Aborted()
+    threads = runner.workers
+    job = f"{master.key}-ybw-{next(master._ids)}"
+    master.running.add(job)
+    future = runner.submit_to(0, run_ybw, master.key, job, master.options, fen, moves, depth, threads,
+                              ybw_min_split(master.min_split_depth, threads), master.node_limit, tuple(searchmoves),
+                              key=job)
+    try:
+        result: YbwResult = future.result()
+    finally:
+        master.running.discard(job)
+    tally = master.tally
+    tally.nodes += result.nodes
+    tally.jobs += 1
+    tally.busy += result.seconds * threads * result.counts.production
+    runner.messages += result.counts.messages
+    if result.depth == 0:
+        raise Aborted()
+    return ParallelResult(result.move, result.score, result.depth, result.pv, tally, time.perf_counter() - start,
+                          runner.messages, list(result.iterations))
