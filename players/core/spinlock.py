@@ -55,15 +55,17 @@ def atomic_cas(typingctx, array, index, expected, new):
 
 @intrinsic
 def atomic_load(typingctx, array, index):
-    """``array[index]`` read with acquire ordering (never hoisted out of a loop)."""
-    if not (_is_int64_array(array) and isinstance(index, types.Integer)):
+    """``array[index]`` read with acquire ordering (never hoisted out of a loop); any integer
+    array (a stop flag is a byte)."""
+    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(array.dtype, types.Integer)
+            and isinstance(index, types.Integer)):
         return None
 
     def codegen(context, builder, signature, args):
         pointer = _element_pointer(context, builder, array, args[0], args[1])
-        return builder.load_atomic(pointer, "acquire", 8)
+        return builder.load_atomic(pointer, "acquire", array.dtype.bitwidth // 8)
 
-    return types.int64(array, index), codegen
+    return array.dtype(array, index), codegen
 
 
 @intrinsic

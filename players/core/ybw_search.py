@@ -37,7 +37,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .bitboard import U0
-from .context import (C_KILLERS, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, CONTEXT_TYPE, MAX_PLY,
+from .context import (C_KILLERS, C_STOP, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, CONTEXT_TYPE, MAX_PLY,
                       O_EXACT, O_FUTILITY, O_LMR, O_NULL_MOVE, S_ROOT_DONE, S_STOPPED)
 from .hot import hot
 from .movegen import generate_moves
@@ -324,15 +324,20 @@ def try_late_join(team, t):
 
 
 @njit(cache=True, inline="always")
-def next_work(team, t, waiting_at):
+def next_work(ctx, team, t, waiting_at):
     """Thread ``t``'s idle loop: the split point it is given or joins, or -1 when there is
     nothing left to wait for — the master's split point ``waiting_at`` has no thread left
-    working there, or (``waiting_at`` < 0, a helper) the search is over."""
+    working there, or (``waiting_at`` < 0, a helper) the search is over.  A stop order for
+    this thread (its deadline) is passed on to the team meanwhile: a waiting master searches
+    no node that would notice it."""
     threads = team["threads"]
     control = team["control"]
+    stop = ctx[C_STOP]
     start = cycles()
     spins = 0
     while True:
+        if atomic_load(stop, 0) != 0:
+            atomic_store(control, K_STOP, 1)
         if atomic_load(threads, thread_field(t, T_SEARCHING)) != 0:
             j = threads[thread_field(t, T_ACTIVE_SP)]
             break
@@ -604,7 +609,7 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
             negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowed, x)
             leave_split_point(team, t, x, x)
             while True:  # the helpful master
-                j = next_work(team, t, x)
+                j = next_work(ctx, team, t, x)
                 if j < 0:
                     break
                 s = join_slot(team, own, t, j)
@@ -678,7 +683,7 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
             negamax_ybw(pos, tt, ctx, team, own, 0, depth, first, alpha, beta, null_allowed, x)
             leave_split_point(team, 0, x, x)
             while True:  # the helpful master
-                j = next_work(team, 0, x)
+                j = next_work(ctx, team, 0, x)
                 if j < 0:
                     break
                 s = join_slot(team, own, 0, j)
@@ -707,7 +712,7 @@ def idle_loop(tt, ctx, team, own, t):
     threads = team["threads"]
     start = cycles()
     while True:
-        j = next_work(team, t, -1)
+        j = next_work(ctx, team, t, -1)
         if j < 0:
             break
         s = join_slot(team, own, t, j)

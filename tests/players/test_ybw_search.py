@@ -84,3 +84,18 @@ def test_a_node_limit_stops_every_thread_and_the_last_iteration_answers():
 
 def test_stockfish_split_depth():
     assert [stockfish_split_depth(k) for k in (1, 2, 7, 8, 16)] == [4, 4, 4, 7, 7]
+
+
+def test_a_deadline_stops_the_team_on_time():
+    """The deadline reaches the master's record only; the master, searching or waiting for its
+    slaves, passes it on to the team."""
+    import time
+    searcher = _ybw(2, 4)
+    try:
+        started = time.perf_counter()
+        result = searcher.search(None, Limit(movetime=300))
+        elapsed = time.perf_counter() - started
+    finally:
+        searcher.close()
+    assert elapsed < 0.8 and result.depth >= 1
+    assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
