@@ -707,8 +707,8 @@ def search_root_ybw(pos, tt, ctx, team, own, root_moves, n_root, depth, alpha, b
 
 @hot(nogil=True)
 def idle_loop(tt, ctx, team, own, t):
-    """A helper thread (``t`` > 0) for one search of the root: wait for a split point to work
-    at, search its share there, and again, until the search is over."""
+    """A helper thread (``t`` > 0) for one search: wait for a split point to work at, search
+    its share there, and again, until the search is over (``K_RUNNING`` back to 0)."""
     threads = team["threads"]
     start = cycles()
     while True:

@@ -5,8 +5,8 @@ of ``players.core.ybw_search``.
 whose root search runs on k threads: its own (thread 0, the team's master at the root) and
 k - 1 helper threads it keeps, each with a search record and position slots of its own, all
 over one transposition table and one team record (the split points).  A helper thread sleeps
-on an event between two root searches and spins in compiled code (``idle_loop``, without the
-GIL) during one, waiting for a split point to work at.
+on an event between two searches and spins in compiled code (``idle_loop``, without the GIL)
+during one, waiting for a split point to work at.
 
 In the decomposition player the whole search is one job (``run_ybw``) on one worker: its
 process holds the k threads (``threads: true``: one worker process with k threads; one
@@ -81,7 +81,6 @@ class YbwSearcher(SharedSearcher):
     # --- the helper threads --------------------------------------------------------------------
     def _start_helpers(self) -> None:
         for t in range(1, self.threads):
-            self._done[t].set()
             thread = threading.Thread(target=self._helper, args=(t,), name=f"ybw-{t}", daemon=True)
             thread.start()
             self._helpers.append(thread)
@@ -127,7 +126,9 @@ class YbwSearcher(SharedSearcher):
                clear_stop: bool = True):
         """``Searcher.search`` with the team: the helpers' records start fresh like the master's,
         a stop order given before the call stops them all (``clear_stop=False``), and the answer
-        counts every thread's nodes."""
+        counts every thread's nodes.  The helpers spin in their idle loops for the whole search
+        (every iteration and re-search), not one root search at a time: waking a sleeping
+        thread costs up to milliseconds on a busy machine, as much as a shallow iteration."""
         if self.ctx[C_STOP][0] and not clear_stop:
             self.team["control"][K_STOP] = 1
         elif clear_stop:
@@ -141,43 +142,42 @@ class YbwSearcher(SharedSearcher):
         for t in range(self.threads):
             for f in (T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES):
                 threads[t * THREAD_FIELDS + f] = 0
-        return super().search(position, limits, info, searchmoves=searchmoves, margin_probe=margin_probe,
-                              clear_stop=clear_stop)
-
-    def _search_root(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int, alpha: int,
-                     beta: int) -> tuple[int, int]:
-        """One search of the root by the team.  The helpers' node counts are folded into the
-        master's after it (so that iterations and the node limit see the team's nodes), and each
-        helper may search a k-th of what is left of the node limit."""
+            threads[t * THREAD_FIELDS + T_SEARCHING] = int(t == 0)
+            threads[t * THREAD_FIELDS + T_ACTIVE_SP] = -1
         if self.threads > 1 and not self._helpers:
             self._start_helpers()
-        stats = self.ctx[C_STATS]
-        team = self.team
-        control, threads = team["control"], team["threads"]
-        limit = int(stats[S_NODE_LIMIT])
-        share = max(1, (limit - int(stats[S_NODES])) // self.threads) if limit else 0
-        for t, ctx in enumerate(self.contexts[1:], start=1):
-            ctx[C_STATS][S_NODES] = 0
-            ctx[C_STATS][S_STOPPED] = 0
-            ctx[C_STATS][S_NODE_LIMIT] = share
-            threads[t * THREAD_FIELDS + T_SEARCHING] = 0
-            threads[t * THREAD_FIELDS + T_ACTIVE_SP] = -1
-        threads[T_SEARCHING] = 1
-        threads[T_ACTIVE_SP] = -1
-        if self.ctx[C_STOP][0]:
-            control[K_STOP] = 1
+        control = self.team["control"]
         control[K_RUNNING] = 1
         for t in range(1, self.threads):
-            self._done[t].wait()  # the last root search's idle loop has returned
             self._done[t].clear()
             self._go[t].set()
         try:
-            score, index = search_root_ybw(arrays, self.tt, self.ctx, team, self.owns[0], root_moves, n_root, depth,
-                                           alpha, beta)
+            return super().search(position, limits, info, searchmoves=searchmoves, margin_probe=margin_probe,
+                                  clear_stop=clear_stop)
         finally:
-            control[K_RUNNING] = 0
+            control[K_RUNNING] = 0  # every split point is closed: the helpers are idle, and leave
             for t in range(1, self.threads):
                 self._done[t].wait()
+
+    def _search_root(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int, alpha: int,
+                     beta: int) -> tuple[int, int]:
+        """One search of the root by the team (its helpers are in their idle loops).  The
+        helpers' node counts are folded into the master's after it, so that iterations and the
+        node limit see the team's nodes, and each helper may search a k-th of what is left of
+        the node limit.  (Between two root searches the helpers are idle: their counters are
+        not being written.)"""
+        stats = self.ctx[C_STATS]
+        team = self.team
+        control = team["control"]
+        limit = int(stats[S_NODE_LIMIT])
+        share = max(1, (limit - int(stats[S_NODES])) // self.threads) if limit else 0
+        for ctx in self.contexts[1:]:
+            ctx[C_STATS][S_NODES] = 0
+            ctx[C_STATS][S_STOPPED] = 0
+            ctx[C_STATS][S_NODE_LIMIT] = share
+        control[K_STOP] = int(self.ctx[C_STOP][0] != 0)  # a stop order stands; a spent one (a margin probe's) not
+        score, index = search_root_ybw(arrays, self.tt, self.ctx, team, self.owns[0], root_moves, n_root, depth,
+                                       alpha, beta)
         for ctx in self.contexts[1:]:
             helper = ctx[C_STATS]
             stats[S_NODES] += helper[S_NODES]
