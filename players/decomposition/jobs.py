@@ -239,8 +239,8 @@ async def release_table(name: str) -> None:
 
 def warm() -> str:
     """Load the compiled search in this worker (a tiny search through each entry point the
-    jobs use: the whole iterative deepening, sequential and deferring, and one node's search,
-    with and without a shared bound), so that no job pays for it (compiling afresh, after the
+    jobs use: the whole iterative deepening, sequential, deferring and a YBW team's, and one
+    node's search, with and without a shared bound), so that no job pays for it (compiling afresh, after the
     search's source changed, takes seconds)."""
     from players.core.tt import new_table
     from players.limits import Limit
@@ -251,6 +251,12 @@ def warm() -> str:
     searcher.search_node(node, 1, 1, -32001, 32001)
     searcher.search_node(node, 1, 1, -32001, 32001, share_bound=True)
     SharedSearcher(hash_mb=1, table=new_table(1), defer=True).search(None, Limit(depth=1))
+    from .ybw import YbwSearcher  # a YBW team: its master's root search, a helper's idle loop, a split
+    team = YbwSearcher(hash_mb=1, threads=2, min_split_depth=1)
+    try:
+        team.search(None, Limit(depth=3))
+    finally:
+        team.close()
     return worker_address()
 
 
