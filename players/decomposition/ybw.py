@@ -80,6 +80,7 @@ class YbwSearcher(SharedSearcher):
 
     # --- the helper threads --------------------------------------------------------------------
     def _start_helpers(self) -> None:
+        self._closing = False  # (a closed searcher searching again gets new helpers)
         for t in range(1, self.threads):
             thread = threading.Thread(target=self._helper, args=(t,), name=f"ybw-{t}", daemon=True)
             thread.start()

@@ -99,3 +99,14 @@ def test_a_deadline_stops_the_team_on_time():
         searcher.close()
     assert elapsed < 0.8 and result.depth >= 1
     assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
+
+
+def test_a_closed_team_searches_again_with_new_helpers():
+    searcher = _ybw(2, **EXACT)
+    expected = Searcher(hash_mb=4, **EXACT).search(BENCH_FENS[2], Limit(depth=4)).score_cp
+    try:
+        for _ in range(2):
+            assert searcher.search(BENCH_FENS[2], Limit(depth=4)).score_cp == expected
+            searcher.close()
+    finally:
+        searcher.close()
