@@ -37,8 +37,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .bitboard import U0
-from .context import (C_KILLERS, C_STOP, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, CONTEXT_TYPE, MAX_PLY,
-                      O_EXACT, O_FUTILITY, O_LMR, O_NULL_MOVE, S_ROOT_DONE, S_STOPPED)
+from .context import (C_KILLERS, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, CONTEXT_TYPE,
+                      MAX_PLY, O_EXACT, O_FUTILITY, O_LMR, O_NULL_MOVE, S_ROOT_DONE, S_STOPPED)
 from .hot import hot
 from .movegen import generate_moves
 from .movepick import captured_piece, drop_quiet_non_checks, pick_move, score_moves, update_quiet_stats
@@ -48,7 +48,7 @@ from .position import (check_info, current_key, gives_check_with, in_check, make
 from .search import (INF, MATE, MATE_BOUND, NO_EVAL, TT_TYPE, enter_node, has_non_pawn_material, is_draw,
                      late_move_reduction, node_bound, prefetch_child, quiescence, quiet_move_pruning,
                      reduced_without_hash_move, score_to_tt, static_eval, table_cutoff, update_pv)
-from .spinlock import atomic_add, atomic_load, atomic_store, lock, relax, unlock
+from .spinlock import atomic_load, atomic_store, lock, relax, unlock
 from .tt import BOUND_EXACT, BOUND_LOWER, entry_eval, entry_move, tt_probe, tt_store
 
 MAX_THREADS = 32           # threads of one search (bits of a split point's slaves mask)
@@ -311,7 +311,8 @@ def try_late_join(team, t):
     lock(locks, THREADS_LOCK)
     lock(locks, sp_lock(best))
     # Again under the locks: the split point may have closed, or another thread taken us.
-    if (threads[thread_field(other, T_SP_SIZE)] == best % MAX_SPLIT_POINTS + 1 and sp[sp_field(best, P_ALL_SEARCHING)] != 0
+    if (threads[thread_field(other, T_SP_SIZE)] == best % MAX_SPLIT_POINTS + 1
+            and sp[sp_field(best, P_ALL_SEARCHING)] != 0
             and bit_count(sp[sp_field(best, P_SLAVES)]) < MAX_SLAVES and available_to(team, t, other)):
         atomic_store(sp, sp_field(best, P_SLAVES), sp[sp_field(best, P_SLAVES)] | (np.int64(1) << t))
         threads[thread_field(t, T_ACTIVE_SP)] = best
@@ -458,7 +459,6 @@ def negamax_ybw(pos, tt, ctx, team, own, t, depth, ply, alpha, beta, null_allowe
     """``players.core.search.negamax`` for thread ``t`` of a YBW team; with ``sp >= 0`` the
     thread's share of split point ``sp``'s moves (the node's state is the split point's, the
     other arguments but ``pos`` are ignored, and the value is in the split point)."""
-    stats = ctx[C_STATS]
     opts = ctx[C_OPTS]
     exact = opts[O_EXACT] != 0
     may_null = opts[O_NULL_MOVE] != 0

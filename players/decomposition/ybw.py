@@ -25,7 +25,7 @@ import numpy as np
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
                                   S_SELDEPTH, S_STOPPED, new_context)
-from players.core.ybw_search import (K_MIN_SPLIT, K_RUNNING, K_STOP, K_THREADS, MAX_THREADS, T_ACTIVE_SP,
+from players.core.ybw_search import (K_RUNNING, K_STOP, MAX_THREADS, T_ACTIVE_SP,
                                      T_CYCLES, T_IDLE_CYCLES, T_JOINS, T_LATE_JOINS, T_SEARCHING, T_SPLITS,
                                      THREAD_FIELDS, idle_loop, new_own, new_team, search_root_ybw)
 from players.limits import Limit
