@@ -15,8 +15,9 @@ Numba's nopython mode has no mutex and no atomics, so they are LLVM instructions
 A lock is an int64 element, 0 when free and 1 when held: ``lock`` spins on a CAS from 0 to 1
 (reading, not writing, while it is held, so that the waiting cores do not steal the line from
 the holder), ``unlock`` is a release store of 0.  A thread that has spun a while yields its
-core (``sched_yield``): with more threads than cores (the oversubscribed speedup rows) the
-holder may be waiting for that very core.
+core (``sched_yield``), and after longer sleeps in short steps (``relax``): with more threads
+than cores (the oversubscribed speedup rows, a busy machine) the holder may be waiting for that
+very core.
 """
 from llvmlite import ir
 from numba import njit
@@ -24,6 +25,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 SPINS_BEFORE_YIELD = 64
+SPINS_BEFORE_SLEEP = 1024
+SLEEP_MICROSECONDS = 100
 
 
 
@@ -111,6 +114,21 @@ def sched_yield(typingctx):
 
 
 @intrinsic
+def sleep_microseconds(typingctx, microseconds):
+    """The C library's ``usleep``, called by name like ``sched_yield``."""
+    if not isinstance(microseconds, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32)])
+        builder.call(cgutils.get_or_insert_function(builder.module, fnty, "usleep"),
+                     [builder.trunc(args[0], ir.IntType(32)) if args[0].type.width > 32 else args[0]])
+        return context.get_dummy_value()
+
+    return types.void(microseconds), codegen
+
+
+@intrinsic
 def cpu_pause(typingctx):
     """The x86 ``pause`` hint inside a spin loop (saves power, frees the sibling hyperthread)."""
     def codegen(context, builder, signature, args):
@@ -123,10 +141,16 @@ def cpu_pause(typingctx):
 
 @njit(cache=True, inline="always")
 def relax(spins):
-    """One step of a spin-wait: after ``SPINS_BEFORE_YIELD`` steps the core is yielded (then at
-    every step).  Returns the new count."""
+    """One step of a spin-wait: a ``pause``; after ``SPINS_BEFORE_YIELD`` steps the core is
+    yielded at every step; after ``SPINS_BEFORE_SLEEP`` the thread sleeps a tenth of a
+    millisecond at every step.  A thread left idle long (no split point to join: a shallow
+    iteration, the Python code between two) then stops taking the cores from the threads that
+    search — on a busy machine a spinning thread cost its searching master stalls of 100 ms.
+    Returns the new count."""
     spins += 1
-    if spins >= SPINS_BEFORE_YIELD:
+    if spins >= SPINS_BEFORE_SLEEP:
+        sleep_microseconds(SLEEP_MICROSECONDS)
+    elif spins >= SPINS_BEFORE_YIELD:
         sched_yield()
     else:
         cpu_pause()
