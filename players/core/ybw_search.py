@@ -62,7 +62,8 @@ LOCK_STRIDE = 8            # one lock per 64-byte line: a busy split point's loc
 K_STOP, K_RUNNING, K_THREADS, K_MIN_SPLIT, K_NO_SP = 0, 1, 2, 3, 4  # K_NO_SP holds -1
 # team["threads"], THREAD_FIELDS per thread (one 128-byte block each)
 THREAD_FIELDS = 16
-T_SEARCHING, T_ACTIVE_SP, T_SP_SIZE, T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES = range(8)
+(T_SEARCHING, T_ACTIVE_SP, T_SP_SIZE, T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES,
+ T_HELPS) = range(9)  # T_HELPS: split points a waiting master worked at (the helpful master)
 # team["sp"], SP_FIELDS per split point
 SP_FIELDS = 32
 (P_DEPTH, P_PLY, P_ALPHA, P_BETA, P_BEST, P_BEST_MOVE, P_NEXT, P_N, P_COUNT, P_CUTOFF, P_SLAVES, P_ALL_SEARCHING,
@@ -354,6 +355,8 @@ def next_work(ctx, team, t, waiting_at):
             break
         spins = relax(spins)
     threads[thread_field(t, T_IDLE_CYCLES)] += cycles() - start
+    if j >= 0 and waiting_at >= 0:
+        threads[thread_field(t, T_HELPS)] += 1
     return j
 
 

@@ -26,7 +26,7 @@ from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
                                   S_SELDEPTH, S_STOPPED, new_context)
 from players.core.ybw_search import (K_RUNNING, K_STOP, MAX_THREADS, T_ACTIVE_SP,
-                                     T_CYCLES, T_IDLE_CYCLES, T_JOINS, T_LATE_JOINS, T_SEARCHING, T_SPLITS,
+                                     T_CYCLES, T_HELPS, T_IDLE_CYCLES, T_JOINS, T_LATE_JOINS, T_SEARCHING, T_SPLITS,
                                      THREAD_FIELDS, idle_loop, new_own, new_team, search_root_ybw)
 from players.limits import Limit
 from players.position import Position
@@ -42,13 +42,15 @@ def stockfish_split_depth(threads: int) -> int:
 @dataclass(frozen=True)
 class TeamCounts:
     """What the split points cost over a search: split points opened, threads that joined
-    one (given by its master, or on their own: late joins), and the share of the threads'
-    time spent searching (the production factor; the rest is spinning idle)."""
+    one (given by its master, or on their own: late joins; some of them masters waiting for
+    their slaves), and the share of the threads' time spent searching (the production factor;
+    the rest is spinning idle)."""
 
     splits: int = 0
     joins: int = 0
     late_joins: int = 0
     production: float = 1.0
+    helps: int = 0  # of the joins, those of a master waiting for its slaves (the helpful master)
 
     @property
     def messages(self) -> int:
@@ -141,7 +143,7 @@ class YbwSearcher(SharedSearcher):
             ctx[C_HISTORY][:] //= 8
         threads = self.team["threads"]
         for t in range(self.threads):
-            for f in (T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES):
+            for f in (T_SPLITS, T_JOINS, T_LATE_JOINS, T_IDLE_CYCLES, T_CYCLES, T_HELPS):
                 threads[t * THREAD_FIELDS + f] = 0
             threads[t * THREAD_FIELDS + T_SEARCHING] = int(t == 0)
             threads[t * THREAD_FIELDS + T_ACTIVE_SP] = -1
@@ -194,7 +196,8 @@ class YbwSearcher(SharedSearcher):
         total = int(threads[:, T_CYCLES].sum())
         idle = int(threads[:, T_IDLE_CYCLES].sum())
         return TeamCounts(int(threads[:, T_SPLITS].sum()), int(threads[:, T_JOINS].sum()),
-                          int(threads[:, T_LATE_JOINS].sum()), 1.0 - idle / total if total > 0 else 1.0)
+                          int(threads[:, T_LATE_JOINS].sum()), 1.0 - idle / total if total > 0 else 1.0,
+                          int(threads[:, T_HELPS].sum()))
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,18 @@ def test_a_closed_team_searches_again_with_new_helpers():
             searcher.close()
     finally:
         searcher.close()
+
+
+def test_waiting_masters_help_their_slaves():
+    """With more threads than one split point takes, masters out of moves work at their slaves'
+    split points (the helpful master), and the value stays the sequential one."""
+    helps = 0
+    for fen in BENCH_FENS[:6]:
+        expected = Searcher(hash_mb=4, **EXACT).search(fen, Limit(depth=6))
+        searcher = _ybw(6, 2, **EXACT)
+        try:
+            assert searcher.search(fen, Limit(depth=6)).score_cp == expected.score_cp, fen
+            helps += searcher.counts().helps
+        finally:
+            searcher.close()
+    assert helps > 0
