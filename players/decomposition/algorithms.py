@@ -27,6 +27,10 @@
   that another worker is searching at that moment (ABDADA's deferral, Weill 1996, in
   Kerrigan's simplified form; ``players.core.shared_search``): the workers spread over the
   siblings instead of racing down the same subtree.
+* ``ybw``: Young Brothers Wait with split points in shared memory, as Stockfish 6 does it: the
+  whole search is one job whose process runs it on k threads (``.ybw``,
+  ``players.core.ybw_search``); a node whose eldest child is searched shares its other moves
+  with idle threads through a split point.
 * ``lazy_cluster``: Stockfish's MPI lazy cluster on the node clock (lockstep mode): every
   worker a whole iterative deepening over a table of its own, deep entries exchanged at
   slice boundaries, the move by the thread vote.  It is not driven from here but by
@@ -51,7 +55,7 @@
   the root's one window; ``order_depth: 0`` is his exhaustive player (no ordering, no bound).
   On the node clock, driven by ``.mixed``, not from here.
 
-``root_split``, ``pv_split``, ``lazy_smp`` and ``abdada`` are what a decomposition player
+``root_split``, ``pv_split``, ``lazy_smp``, ``abdada`` and ``ybw`` are what a decomposition player
 is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
 experiment variants: they are the thesis's peer cooperation and dynamic subcontracting
 (DPVSplit), rows of its speedup table that ``concilio speedup speedup``
@@ -79,8 +83,8 @@ from . import jobs
 from .jobs import SearcherConfig
 from .runner import share_bounds, stop_running
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "aspiration", "lazy_cluster",
-              "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
+ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw", "aspiration",
+              "lazy_cluster", "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
 MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tree's policies (.tree_policies)
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
@@ -470,8 +474,11 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
     start = time.perf_counter()
     if algorithm == "abdada" or (algorithm == "lazy_smp" and master.options.table):
         return shared_smp(master, fen, moves, depth, searchmoves)
+    if algorithm == "ybw":  # its threads search from the root in one process (it imports this module)
+        from .ybw import ybw_search
+        return ybw_search(master, fen, moves, depth, searchmoves)
     if searchmoves:
-        raise ValueError(f"{algorithm}: only abdada and lazy_smp over a shared table can restrict the root moves")
+        raise ValueError(f"{algorithm}: only abdada, ybw and lazy_smp over a shared table can restrict the root moves")
     if algorithm == "lazy_smp":
         return lazy_smp(master, fen, moves, depth, tt_exchange)
     if algorithm == "lazy_cluster":

@@ -1,12 +1,15 @@
 """Decomposition files (``configs/decomposition/*.yaml``)::
 
     name: pv-split
-    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | aspiration |
-                               # lazy_cluster | master_tree | tree_split | mandatory_first
+    algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | ybw |
+                               # aspiration | lazy_cluster | master_tree | tree_split | mandatory_first |
+                               # uidpabs | mixed
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
-                               # (master_tree: the iterations searched as one job, Jurčovič's D_0)
+                               # (master_tree: the iterations searched as one job, Jurčovič's D_0;
+                               # ybw: a node at least this deep may become a split point, by default
+                               # Stockfish's 4 plies, 7 with 8 threads or more)
     null_window: true          # splitting: younger brothers probed with a null window first (PVS)
     speculative: false         # root splitting: younger brothers do not wait for the eldest ...
     margin: 25                 # ... and are probed at the previous iteration's score less this;
@@ -127,6 +130,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     sharing = get_bool(src, data, ("score_sharing",), True)
     min_split = get_int(src, data, ("min_split_depth",), 5, 1, 64) or 5
+    if algorithm == "ybw" and "min_split_depth" not in data:
+        min_split = 0  # Stockfish's rule, by the number of threads (players.decomposition.ybw.ybw_min_split)
     exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
     null_window = get_bool(src, data, ("null_window",), True)
     speculative = get_bool(src, data, ("speculative",), False)
@@ -142,6 +147,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     in_process = get_bool(src, data, ("in_process",), False)
     if in_process and cluster.get("scheduler"):
         src.problem(("in_process",), "search threads of this process need no cluster.scheduler")
+    if algorithm == "ybw" and workers > 1 and not (threads or in_process):
+        src.problem(("threads",), "ybw's split points are in the memory of one process: set threads: true")
     if algorithm == "abdada" and not shared:
         src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
     if speculative and algorithm != "root_split":

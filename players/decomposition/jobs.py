@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -59,13 +59,25 @@ class SearcherConfig:
     table: str = ""  # name of the table the workers share (shared memory, or their process's: ``threads``)
     defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
     weights: tuple[float, ...] | None = None  # the categories' weights (default 1)
+    ybw_threads: int = 0  # YBW: the searcher is a team of this many threads (``.ybw``); 0: one thread, no team
+    min_split_depth: int = 4  # YBW: nodes at least this deep may become split points
+
+    def with_ybw(self, threads: int, min_split_depth: int) -> SearcherConfig:
+        """These options for a YBW team of ``threads`` threads."""
+        return replace(self, ybw_threads=threads, min_split_depth=min_split_depth, defer=False)
 
     def make_searcher(self):
         from evaluation.spec import EvalSpec
         from .shared_searcher import SharedSearcher
         from .tables import shared_table
         spec = EvalSpec.parse(self.mask, self.weights)
-        return SharedSearcher(spec, self.hash_mb, table=shared_table(self.table) if self.table else None,
+        table = shared_table(self.table) if self.table else None
+        if self.ybw_threads:
+            from .ybw import YbwSearcher
+            return YbwSearcher(spec, self.hash_mb, threads=self.ybw_threads, min_split_depth=self.min_split_depth,
+                               table=table, null_move=self.null_move, lmr=self.lmr, futility=self.futility,
+                               exact=self.exact)
+        return SharedSearcher(spec, self.hash_mb, table=table,
                               defer=self.defer and bool(self.table), null_move=self.null_move, lmr=self.lmr,
                               futility=self.futility, exact=self.exact)
 
@@ -200,8 +212,14 @@ async def stop_jobs(job_ids: list[str]) -> int:
 
 
 async def drop_prefix(prefix: str) -> int:
-    """Drop the searchers of the jobs whose keys start with ``prefix`` (a finished game's)."""
-    return len(_SEARCHERS.pop_prefix(prefix))
+    """Drop the searchers of the jobs whose keys start with ``prefix`` (a finished game's),
+    closing those that hold threads (a YBW team's helpers)."""
+    dropped = _SEARCHERS.pop_prefix(prefix)
+    for searcher in dropped:
+        close = getattr(searcher, "close", None)
+        if callable(close):
+            close()
+    return len(dropped)
 
 
 def create_local_table(name: str, size_mb: float) -> None:
@@ -221,8 +239,8 @@ async def release_table(name: str) -> None:
 
 def warm() -> str:
     """Load the compiled search in this worker (a tiny search through each entry point the
-    jobs use: the whole iterative deepening, sequential and deferring, and one node's search,
-    with and without a shared bound), so that no job pays for it (compiling afresh, after the
+    jobs use: the whole iterative deepening, sequential, deferring and a YBW team's, and one
+    node's search, with and without a shared bound), so that no job pays for it (compiling afresh, after the
     search's source changed, takes seconds)."""
     from players.core.tt import new_table
     from players.limits import Limit
@@ -233,6 +251,12 @@ def warm() -> str:
     searcher.search_node(node, 1, 1, -32001, 32001)
     searcher.search_node(node, 1, 1, -32001, 32001, share_bound=True)
     SharedSearcher(hash_mb=1, table=new_table(1), defer=True).search(None, Limit(depth=1))
+    from .ybw import YbwSearcher  # a YBW team: its master's root search, a helper's idle loop, a split
+    team = YbwSearcher(hash_mb=1, threads=2, min_split_depth=1)
+    try:
+        team.search(None, Limit(depth=3))
+    finally:
+        team.close()
     return worker_address()
 
 

@@ -197,3 +197,18 @@ def test_an_instance_speaks_uci_with_its_mask():
     assert "BudgetMode" not in done.stdout and out.count("readyok") == 2
     [best] = [line for line in out if line.startswith("bestmove")]
     assert chess.Move.from_uci(best.split()[1]) in chess.Board().legal_moves
+
+
+def test_the_ybw_player_answers_a_node_budget_and_a_movetime():
+    """``concilio uci ybw``: Young Brothers Wait on two threads of one worker process answers
+    ``go nodes 20000`` and ``go movetime 50`` with legal moves."""
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + ["ybw"], timeout=120)
+    try:
+        board = chess.Board()
+        result = engine.play(board, chess.engine.Limit(nodes=20000))
+        assert result.move in board.legal_moves
+        board.push(result.move)
+        result = engine.play(board, chess.engine.Limit(time=0.05))
+        assert result.move in board.legal_moves
+    finally:
+        engine.quit()

@@ -153,11 +153,12 @@ def test_a_shared_beta_below_alpha_leaves_the_probe_a_true_bound(bk):
 @pytest.mark.parametrize("algorithm,options,threads", [("root_split", {}, False),
                                                        ("root_split", {"speculative": True}, False),
                                                        ("lazy_smp", {}, False), ("abdada", {}, False),
-                                                       ("abdada", {}, True)])
+                                                       ("abdada", {}, True), ("ybw", {}, True),
+                                                       ("ybw", {"min_split_depth": 3}, True)])
 def test_a_table_shared_by_the_workers_keeps_the_sequential_score(bk, sequential, algorithm, options, threads):
     """Workers writing one lockless table in shared memory (torn entries fail the key test),
     or search threads writing one in their process's memory; ABDADA's workers also defer
-    each other's moves through it."""
+    each other's moves through it; YBW's threads split nodes (here from depth 1 or 3) in it."""
     from dataclasses import replace
 
     runner = open_runner(2, threads=threads)

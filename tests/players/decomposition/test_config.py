@@ -28,3 +28,19 @@ def test_bad_decomposition_files_are_named():
     config = load_decomposition(text="algorithm: root_split\nspeculative: true\nmargin: 40\nnull_window: false\n")
     assert config.master_options() == {"score_sharing": True, "min_split_depth": 5, "null_window": False,
                                        "speculative": True, "margin": 40}
+
+
+def test_ybw_files():
+    """ybw's split points live in one process's memory: several workers must be its threads;
+    without a min_split_depth it follows Stockfish's rule (0 here, resolved by thread count)."""
+    from base.config import ConfigError
+    from players.decomposition.ybw import ybw_min_split
+    with pytest.raises(ConfigError, match="ybw's split points.*threads: true"):
+        load_decomposition(text="algorithm: ybw\nworkers: 2\n")
+    assert load_decomposition(text="algorithm: ybw\nworkers: 1\n").min_split_depth == 0
+    config = load_decomposition(text="algorithm: ybw\nworkers: 8\nthreads: true\n")
+    assert ybw_min_split(config.min_split_depth, 8) == 7 and ybw_min_split(config.min_split_depth, 2) == 4
+    shipped = load_decomposition("ybw")
+    assert (shipped.algorithm, shipped.workers, shipped.min_split_depth, shipped.threads, shipped.shared_table) == \
+        ("ybw", 2, 4, True, True)
+    assert not shipped.search.defer

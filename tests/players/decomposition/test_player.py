@@ -50,3 +50,10 @@ def test_the_abdada_player_answers_within_its_movetime():
                          "d2d4", 1000, 6)
     assert result.depth >= 5
     assert result.iterations and result.iterations[-1].depth == result.depth
+
+
+def test_the_ybw_player_answers_within_its_movetime_and_counts_its_splits():
+    result = play_within("algorithm: ybw\nworkers: 2\nshared_table: true\nthreads: true\nsearch: {hash_mb: 4}\n",
+                         "c2c4", 1000, 6)
+    assert result.depth >= 5
+    assert result.iterations and result.iterations[-1].depth == result.depth
