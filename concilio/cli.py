@@ -219,6 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="where to write the CSV (default reports/speedup-<name>.csv)")
     p.set_defaults(func=commands.cmd_speedup)
 
+    p = sub.add_parser("speedup-summary", help="one table and a plot of E against workers from a speedup's "
+                       "node-clock CSV, the seeds' published speedups beside them")
+    p.add_argument("csv", help="the <name>-nodes.csv that concilio speedup wrote")
+    p.add_argument("--plot", help="where to write the plot (PNG)")
+    p.add_argument("--table", help="also write the Markdown table here")
+    p.set_defaults(func=commands.cmd_speedup_summary)
+
     p = sub.add_parser("bench", help="search the bench positions; the node count is the search's signature")
     p.add_argument("--depth", type=int, default=None)
     add_spec_args(p)

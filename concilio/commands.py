@@ -412,6 +412,26 @@ def cmd_speedup(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_speedup_summary(args: argparse.Namespace) -> int:
+    """The node-clock rows of a speedup run as one table and a plot, published rows beside."""
+    from pathlib import Path
+
+    from tournaments.speedup.summary import plot, read_rows, table
+    path = Path(args.csv)
+    if not path.is_file():
+        print(f"concilio speedup-summary: {path}: no such file (concilio speedup writes <name>-nodes.csv)",
+              file=sys.stderr)
+        return 2
+    rows = read_rows(path)
+    lines = table(rows)
+    print("\n".join(lines))
+    if args.table:
+        Path(args.table).write_text("\n".join(lines) + "\n")
+    if args.plot:
+        print(f"plot: {plot(rows, args.plot, f'Efficiency against workers ({path.stem})')}")
+    return 0
+
+
 def cmd_openings_annotate(args: argparse.Namespace) -> int:
     """Write each self-play line's opening (``c2``) into an exported training set."""
     from tournaments.training.provenance import annotate_epd
