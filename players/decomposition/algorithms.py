@@ -29,7 +29,7 @@
   siblings instead of racing down the same subtree.
 * ``ybw``: Young Brothers Wait with split points in shared memory, as Stockfish 6 does it: the
   whole search is one job whose process runs it on k threads (``.ybw``,
-  ``players.core.ybw_search``); a node whose eldest child is searched shares its other moves
+  ``players.threads.ybw_search``); a node whose eldest child is searched shares its other moves
   with idle threads through a split point.
 * ``lazy_cluster``: Stockfish's MPI lazy cluster on the node clock (lockstep mode): every
   worker a whole iterative deepening over a table of its own, deep entries exchanged at

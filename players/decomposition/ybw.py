@@ -1,5 +1,5 @@
 """Young Brothers Wait on k search threads of one process (``algorithm: ybw``): the Python side
-of ``players.core.ybw_search``.
+of ``players.threads.ybw_search``.
 
 ``YbwSearcher`` is a searcher like any other (iterative deepening, aspiration, limits, stop)
 whose root search runs on k threads: its own (thread 0, the team's master at the root) and
@@ -25,7 +25,7 @@ import numpy as np
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
                                   S_SELDEPTH, S_STOPPED, new_context)
-from players.core.ybw_search import (K_RUNNING, K_STOP, MAX_THREADS, T_ACTIVE_SP,
+from players.threads.ybw_search import (K_RUNNING, K_STOP, MAX_THREADS, T_ACTIVE_SP,
                                      T_CYCLES, T_HELPS, T_IDLE_CYCLES, T_JOINS, T_LATE_JOINS, T_SEARCHING, T_SPLITS,
                                      THREAD_FIELDS, idle_loop, new_own, new_team, search_root_ybw)
 from players.limits import Limit

@@ -1,11 +1,11 @@
-"""The spinlock and atomics of ``players.core.spinlock``, which Young Brothers Wait's split points
-rely on (``players.core.ybw_search``)."""
+"""The spinlock and atomics of ``players.threads.spinlock``, which Young Brothers Wait's split points
+rely on (``players.threads.ybw_search``)."""
 import threading
 
 import numpy as np
 from numba import njit
 
-from players.core.spinlock import atomic_add, atomic_cas, atomic_load, atomic_store, count_under_lock
+from players.threads.spinlock import atomic_add, atomic_cas, atomic_load, atomic_store, count_under_lock
 
 
 def _in_threads(target, n: int, *args) -> None:

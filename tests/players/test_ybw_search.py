@@ -1,4 +1,4 @@
-"""Young Brothers Wait on search threads (``players.core.ybw_search``, ``players.decomposition.ybw``):
+"""Young Brothers Wait on search threads (``players.threads.ybw_search``, ``players.decomposition.ybw``):
 with one thread it is the sequential search node for node; with more, in the exact mode, it
 answers the sequential score; and the split points do happen."""
 import chess

@@ -17,7 +17,7 @@ study, ``docs/decomposition.md``): k search threads of one process over one tran
   by the time its last slave is (a thread never waits for a thread that waits for it).
 * Late join: an idle thread also joins, on its own, a split point where every thread is still
   searching (none has run out of moves), the one with the fewest split points above it.
-* Locks are spinlocks on atomic compare-and-swap (``players.core.spinlock``): one for the
+* Locks are spinlocks on atomic compare-and-swap (``players.threads.spinlock``): one for the
   threads (who works where: taken before a split point's) and one per split point.
 
 A thread's position, search record (killers, history, PV, move buffers) and counters are its
@@ -36,20 +36,20 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bitboard import U0
-from .context import (C_KILLERS, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, CONTEXT_TYPE,
+from players.core.bitboard import U0
+from players.core.context import (C_KILLERS, C_MOVES, C_OPTS, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, CONTEXT_TYPE,
                       MAX_PLY, O_EXACT, O_FUTILITY, O_LMR, O_NULL_MOVE, S_ROOT_DONE, S_STOPPED)
-from .hot import hot
-from .movegen import generate_moves
-from .movepick import captured_piece, drop_quiet_non_checks, pick_move, score_moves, update_quiet_stats
-from .moves import H_SIZE, MAX_HISTORY, MAX_MOVES, POSITION_TYPE, ST_HALFMOVE, ST_PLY, ST_SIDE, ST_SIZE, move_promo
-from .position import (check_info, current_key, gives_check_with, in_check, make_move, make_null_move,
+from players.core.hot import hot
+from players.core.movegen import generate_moves
+from players.core.movepick import captured_piece, drop_quiet_non_checks, pick_move, score_moves, update_quiet_stats
+from players.core.moves import H_SIZE, MAX_HISTORY, MAX_MOVES, POSITION_TYPE, ST_HALFMOVE, ST_PLY, ST_SIDE, ST_SIZE, move_promo
+from players.core.position import (check_info, current_key, gives_check_with, in_check, make_move, make_null_move,
                        unmake_move, unmake_null_move)
-from .search import (INF, MATE, MATE_BOUND, NO_EVAL, TT_TYPE, enter_node, has_non_pawn_material, is_draw,
+from players.core.search import (INF, MATE, MATE_BOUND, NO_EVAL, TT_TYPE, enter_node, has_non_pawn_material, is_draw,
                      late_move_reduction, node_bound, prefetch_child, quiescence, quiet_move_pruning,
                      reduced_without_hash_move, score_to_tt, static_eval, table_cutoff, update_pv)
 from .spinlock import atomic_load, atomic_store, lock, relax, unlock
-from .tt import BOUND_EXACT, BOUND_LOWER, entry_eval, entry_move, tt_probe, tt_store
+from players.core.tt import BOUND_EXACT, BOUND_LOWER, entry_eval, entry_move, tt_probe, tt_store
 
 MAX_THREADS = 32           # threads of one search (bits of a split point's slaves mask)
 MAX_SPLIT_POINTS = 8       # split points one thread can be the master of at once (Stockfish's)

@@ -1,6 +1,6 @@
 """Atomic operations on int64 array elements, and a spinlock built on them, for compiled code
 that runs in several threads at once (``nogil``) over shared arrays: Young Brothers Wait's
-split points (``players.core.ybw_search``).
+split points (``players.threads.ybw_search``).
 
 Numba's nopython mode has no mutex and no atomics, so they are LLVM instructions emitted by
 ``numba.extending.intrinsic`` (as ``players.core.tt`` emits ``prefetch``):
