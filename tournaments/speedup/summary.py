@@ -67,9 +67,11 @@ def plot(rows: list[dict], path: str | Path, title: str = "") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9, 6))
-    for name, at in by_algorithm(rows).items():
+    markers = "osD^v<>phX*"
+    for i, (name, at) in enumerate(by_algorithm(rows).items()):
         ks = sorted(at)
-        ax.plot(ks, [at[k]["E"] for k in ks], marker="o", label=name)
+        ax.plot(ks, [at[k]["E"] for k in ks], marker=markers[i % len(markers)], color=plt.cm.tab20(i % 20),
+                label=name)
     for p in PUBLISHED:
         if len(p.speedups) > 1:
             e = p.efficiency()
