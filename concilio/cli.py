@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("speedup-summary", help="one table and a plot of E against workers from a speedup's "
                        "node-clock CSV, the seeds' published speedups beside them")
-    p.add_argument("csv", help="the <name>-nodes.csv that concilio speedup wrote")
+    p.add_argument("csv", nargs="+", help="the <name>-nodes.csv that concilio speedup wrote (and time-based "
+                   "CSVs: their rows timed on as many cores as workers)")
     p.add_argument("--plot", help="where to write the plot (PNG)")
     p.add_argument("--table", help="also write the Markdown table here")
     p.set_defaults(func=commands.cmd_speedup_summary)

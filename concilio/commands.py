@@ -417,18 +417,20 @@ def cmd_speedup_summary(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tournaments.speedup.summary import plot, read_rows, table
-    path = Path(args.csv)
-    if not path.is_file():
-        print(f"concilio speedup-summary: {path}: no such file (concilio speedup writes <name>-nodes.csv)",
-              file=sys.stderr)
-        return 2
-    rows = read_rows(path)
+    rows = []
+    for name in args.csv:
+        path = Path(name)
+        if not path.is_file():
+            print(f"concilio speedup-summary: {path}: no such file (concilio speedup writes <name>-nodes.csv)",
+                  file=sys.stderr)
+            return 2
+        rows += read_rows(path)
     lines = table(rows)
     print("\n".join(lines))
     if args.table:
         Path(args.table).write_text("\n".join(lines) + "\n")
     if args.plot:
-        print(f"plot: {plot(rows, args.plot, f'Efficiency against workers ({path.stem})')}")
+        print(f"plot: {plot(rows, args.plot)}")
     return 0
 
 

@@ -12,7 +12,8 @@ from .published import PUBLISHED
 
 
 def read_rows(path: str | Path) -> list[dict]:
-    """The CSV's rows, numbers as numbers."""
+    """The CSV's rows, numbers as numbers; of a time-based CSV only the rows timed on as many
+    cores as workers (the others give N and SO only)."""
     rows = []
     with Path(path).open(newline="") as handle:
         for raw in csv.DictReader(handle):
@@ -25,7 +26,8 @@ def read_rows(path: str | Path) -> list[dict]:
                         row[key] = float(value)
                     except ValueError:
                         row[key] = value
-            rows.append(row)
+            if row.get("time_based") not in ("False", False, 0):
+                rows.append(row)
     return rows
 
 
@@ -47,12 +49,12 @@ def table(rows: list[dict]) -> list[str]:
     lines = [head, "|" + "---|" * (len(counts) + 6)]
     for name, at in algos.items():
         cells = [f"{at[k]['S']:.2f} ({at[k]['E']:.2f})" if k in at else "–" for k in counts]
-        last = at.get(top, {})
-        own = last.get("S_own")
+        last = at.get(top)
+        own = last.get("S_own") if last else None
         agree = "; ".join(sorted({f"{r['agree']}/{r['positions']}" for r in at.values()}))
-        lines.append(f"| {name} | " + " | ".join(cells)
-                     + f" | {last.get('SO', float('nan')):.2f} | {last.get('production', float('nan')):.2f} | "
-                       f"{last.get('messages', 0):,} | {own if isinstance(own, str) else f'{own:.2f}'} | {agree} |")
+        tail = (f"{last['SO']:.2f} | {last['production']:.2f} | {last['messages']:,}" if last else "– | – | –")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {tail} | "
+                     + (f"{own:.2f}" if isinstance(own, (int, float)) else "–") + f" | {agree} |")
     lines += ["", "Published (other programs, other trees; S by processors, E in brackets):", "",
               "| algorithm | source | S (E) |", "|---|---|---|"]
     for p in PUBLISHED:

@@ -42,3 +42,16 @@ def test_a_missing_csv_is_refused_with_exit_2(tmp_path):
     done = subprocess.run([sys.executable, "-m", "concilio", "speedup-summary", str(tmp_path / "none.csv")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "none.csv: no such file" in done.stderr
+
+
+def test_time_based_rows_join_only_where_timed(tmp_path):
+    """A time-based CSV adds its rows timed on as many cores as workers; the oversubscribed
+    ones (N and SO only) stay out of E's plot and table."""
+    path = tmp_path / "t.csv"
+    path.write_text("algorithm,workers,time_based,T,N,S,E,SO,VR,S_vr,production,messages,agree,positions\n"
+                    "ybw,2,True,7.7,31,1.92,0.96,0.034,4.0,1.99,0.97,910,24,24\n"
+                    "ybw,4,False,8.7,32,1.69,0.42,0.074,3.7,1.82,0.90,2194,24,24\n")
+    back = read_rows(path)
+    assert [(r["algorithm"], r["workers"]) for r in back] == [("ybw", 2)]
+    line = next(line for line in table(back) if line.startswith("| ybw |"))
+    assert line == "| ybw | 1.92 (0.96) | 0.03 | 0.97 | 910 | – | 24/24 |"
