@@ -147,7 +147,9 @@ def parallel_aspiration(master: Master, fen: str, moves: tuple[str, ...], depth:
         try:
             master._check()
             if master.runner.client is None:
-                score, line = _iteration_on_clock(master, clock, fen, moves, d, guess)
+                with master.runner.here():  # the windows' searchers live in the runner's state:
+                    # dropping the master's key there frees them (else every position kept k tables)
+                    score, line = _iteration_on_clock(master, clock, fen, moves, d, guess)
             else:
                 score, line = _iteration_on_dask(master, clock, fen, moves, d, guess)
         except Aborted:
