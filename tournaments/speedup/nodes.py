@@ -109,10 +109,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             clocks, agree = [], 0
             started = time.perf_counter()
             for i, fen in enumerate(fens):
-                if v.algorithm in MASTER_TREES:
-                    score, clock = master_tree_clock(v, k, fen, settings["depth"])
-                elif v.split_clock is not None:
-                    score, clock = split_clock(v, k, fen, settings["depth"])
+                if v.algorithm in MASTER_TREES or v.split_clock is not None:
+                    score, clock = master_clock(v, k, fen, settings["depth"])
                 elif v.algorithm in ROOT_POLICIES:
                     score, clock = root_policy_clock(v, k, fen, settings["depth"])
                 elif v.lockstep is not None:
@@ -135,20 +133,16 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
     return rows
 
 
-def master_tree_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
-    """One position searched by the master tree on ``k`` workers from fresh tables: its score
-    and its clock (T_k, N_k, messages, overruns)."""
-    config = variant.with_workers(k).master_tree
-    r = run_master_tree(InProcessTeam(variant.search, k), config, fen, depth=depth)
-    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
-                              overruns=r.overruns)
-
-
-def split_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
-    """One position searched by root, PV or dynamic splitting on ``k`` workers of the node
-    clock from fresh tables: its score and its clock (T_k, N_k, messages, overruns)."""
-    config = variant.with_workers(k).split_clock
-    r = run_split_clock(InProcessTeam(variant.search, k), config, fen, depth=depth)
+def master_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched on ``k`` of the master tree's workers from fresh tables, by the
+    master tree (and its policies) or by root, PV or dynamic splitting: its score and its
+    clock (T_k, N_k, messages, overruns)."""
+    v = variant.with_workers(k)
+    team = InProcessTeam(variant.search, k)
+    if v.master_tree is not None:
+        r = run_master_tree(team, v.master_tree, fen, depth=depth)
+    else:
+        r = run_split_clock(team, v.split_clock, fen, depth=depth)
     return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
                               overruns=r.overruns)
 
