@@ -168,27 +168,36 @@ def run_iteration(key: str, job: str, options: SearcherConfig, fen: str, moves: 
                            time.perf_counter() - start, exported)
 
 
+def stoppable_search(job: str, searcher, fen: str, moves: tuple[str, ...], depth: int, nodes: int | None,
+                     searchmoves: tuple[str, ...]):
+    """``searcher``'s iterative deepening as the running job ``job``, so that ``stop_jobs``
+    reaches it; None if it was stopped before it began (nothing to search)."""
+    from players.limits import Limit
+    here = running_jobs()
+    with here.lock:
+        if job in here.stopped_early:
+            here.stopped_early.discard(job)
+            return None
+        searcher.reset_stop()
+        here.running[job] = searcher
+    try:
+        return searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
+                               searchmoves=searchmoves or None, clear_stop=False)
+    finally:
+        with here.lock:
+            here.running.pop(job, None)
+
+
 def run_search(key: str, job: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], depth: int,
                nodes: int | None = None, searchmoves: tuple[str, ...] = ()) -> IterationResult:
     """Lazy SMP and ABDADA over a shared table: this worker's whole iterative deepening to
     ``depth``, until the master stops it (another worker finished first, or the move's time
     is up); the answer is its deepest completed iteration and every node it searched."""
-    from players.limits import Limit
     searcher = searcher_for(key, options)
     start = time.perf_counter()
-    here = running_jobs()
-    with here.lock:
-        if job in here.stopped_early:  # stopped before it began: nothing to search
-            here.stopped_early.discard(job)
-            return IterationResult(worker_address(), 0, 0, "", (), 0, 0.0, None)
-        searcher.reset_stop()
-        here.running[job] = searcher
-    try:
-        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
-                                 searchmoves=searchmoves or None, clear_stop=False)
-    finally:
-        with here.lock:
-            here.running.pop(job, None)
+    result = stoppable_search(job, searcher, fen, moves, depth, nodes, searchmoves)
+    if result is None:
+        return IterationResult(worker_address(), 0, 0, "", (), 0, 0.0, None)
     return IterationResult(worker_address(), result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                            time.perf_counter() - start, None, result.iterations)
 

@@ -29,7 +29,6 @@ from players.threads.ybw_search import (K_RUNNING, K_STOP, MAX_THREADS, T_ACTIVE
                                      T_CYCLES, T_HELPS, T_IDLE_CYCLES, T_JOINS, T_LATE_JOINS, T_SEARCHING, T_SPLITS,
                                      THREAD_FIELDS, idle_loop, new_own, new_team, search_root_ybw)
 from players.limits import Limit
-from players.position import Position
 from .shared_searcher import SharedSearcher
 
 
@@ -226,19 +225,9 @@ def run_ybw(key: str, job: str, options, fen: str, moves: tuple[str, ...], depth
     from . import jobs
     searcher = jobs.searcher_for(f"{key}-ybw{threads}", options.with_ybw(threads, min_split_depth))
     start = time.perf_counter()
-    here = jobs.running_jobs()
-    with here.lock:
-        if job in here.stopped_early:
-            here.stopped_early.discard(job)
-            return YbwResult(0, 0, "", (), 0, 0.0, TeamCounts())
-        searcher.reset_stop()
-        here.running[job] = searcher
-    try:
-        result = searcher.search(Position.from_fen(fen, moves), Limit(depth=depth, nodes=nodes or None),
-                                 searchmoves=searchmoves or None, clear_stop=False)
-    finally:
-        with here.lock:
-            here.running.pop(job, None)
+    result = jobs.stoppable_search(job, searcher, fen, moves, depth, nodes, searchmoves)
+    if result is None:
+        return YbwResult(0, 0, "", (), 0, 0.0, TeamCounts())
     return YbwResult(result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
                      time.perf_counter() - start, searcher.counts(), result.iterations)
 
