@@ -24,7 +24,16 @@ RESUME_HINT = "run the same command to resume"
 
 # --- the signal handling, in this process -----------------------------------------------------------
 
-def test_the_first_signal_stops_and_later_ones_let_the_cleanup_finish():
+@pytest.fixture
+def foreground_sigint():
+    """SIGINT handled as in a terminal's foreground process, whatever this pytest inherited
+    (a shell's ``command &`` starts it with SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_the_first_signal_stops_and_later_ones_let_the_cleanup_finish(foreground_sigint):
     with pytest.raises(Interrupted) as info:
         with stop_on_signals():
             try:
@@ -35,7 +44,7 @@ def test_the_first_signal_stops_and_later_ones_let_the_cleanup_finish():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
-def test_a_signal_while_held_is_raised_once_the_work_is_whole():
+def test_a_signal_while_held_is_raised_once_the_work_is_whole(foreground_sigint):
     done = []
     with pytest.raises(KeyboardInterrupt):
         with held_signals():
