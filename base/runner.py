@@ -8,9 +8,9 @@ self-play.  A runner has ``workers`` *slots*, each running one job at a time:
   one core, the sequential reference).
 * :class:`ThreadRunner`: slots are threads of this process (a parallel search inside one
   process: its threads share memory).
-* ``base.dask_runner.DaskRunner``: slots are long-lived Dask actors, one per thread of each
-  worker; a job goes from here straight to its slot's worker and back, with no scheduler
-  round trip.
+* ``base.dask_runner.DaskRunner``: slots are the threads of Dask workers; a job goes from
+  here straight to its slot's worker and back (a direct channel, or a call of the slot's
+  Dask actor), with no scheduler round trip.
 
 What a worker keeps between jobs (an instance's searcher and its warm hash table, a
 match's players, a labeller's engine, a shared table) is a :class:`Resident`: a named kind

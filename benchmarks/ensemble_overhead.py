@@ -11,7 +11,12 @@ checked).  Per move we report
   n <= cores, or the sequential total divided by the cores when n > cores
   (oversubscribed: instances then share cores and each search runs slower).
 
+``--transport`` first times the runner's own round trip for an empty job on every slot at
+once, jobs on the direct channels against the same jobs as Dask actor calls (the reference,
+run in the same script), so the ratio says what the channels save whatever the machine.
+
 Usage: python benchmarks/ensemble_overhead.py [--nodes 600000] [--sizes 2 6] [--positions 6] [--rounds 1]
+[--transport]
 (``--json`` adds one JSON line per size; ``benchmarks/ensemble_overhead_ab.py`` runs two
 checkouts in turn with it.)
 """
@@ -24,6 +29,7 @@ import statistics
 import sys
 import time
 
+from base.dask_runner import DaskRunner
 from ensemble.config import Budget, ClusterConfig, EnsembleConfig, InstanceConfig, SelectionConfig, default_label
 from ensemble.distribution import distribute
 from ensemble.player import EnsemblePlayer
@@ -79,6 +85,22 @@ def measure(n: int, nodes: int, fens: list[str], cores: int, rounds: int = 1) ->
     }
 
 
+def _empty() -> None:
+    return None
+
+
+def round_trip_ms(slots: int, direct: bool, rounds: int = 300) -> float:
+    """Median wall time of one empty job sent to every slot at once, until all answered."""
+    with DaskRunner.start(slots, direct=direct) as runner:
+        times = []
+        for i in range(rounds + 20):  # the first 20 warm the transport
+            started = time.perf_counter()
+            runner.wait([runner.submit_to(slot, _empty) for slot in range(slots)])
+            if i >= 20:
+                times.append(time.perf_counter() - started)
+        return 1000 * statistics.median(times)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=600_000, help="nodes per instance (~1 s here)")
@@ -86,8 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=1, help="times each position is played (more moves per median)")
     parser.add_argument("--json", action="store_true", help="also one JSON line per size")
+    parser.add_argument("--transport", action="store_true", help="first the runner's round trip: channels against actor calls")
     args = parser.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
+    if args.transport:
+        print(f"{'slots':>5s} {'actor call ms':>14s} {'direct channel ms':>18s} {'ratio':>6s}")
+        for n in args.sizes:
+            actor, direct = round_trip_ms(n, direct=False), round_trip_ms(n, direct=True)
+            print(f"{n:5d} {actor:14.3f} {direct:18.3f} {actor / direct:6.1f}", flush=True)
     fens = list(BENCH_FENS[: args.positions])
     print(f"{cores} cores; {args.nodes} nodes per instance; {len(fens)} positions")
     print(f"{'n':>3s} {'wall s':>7s} {'ideal s':>8s} {'overhead':>9s} {'coordination ms':>16s} "

@@ -157,6 +157,7 @@ def test_dask_slots_keep_their_objects_and_the_plugin_teardown_quits_their_engin
     runner = DaskRunner.start(2)
     try:
         assert runner.workers == 2 and runner.processes == 2 and runner.local
+        assert runner.direct == [0, 1]  # plain TCP: every job on its slot's channel
         _declares_the_protocol(runner)
         assert [runner.submit_to(i, _where).result() for i in range(2)] == [runner.where(0), runner.where(1)]
         assert [runner.submit_to(0, _keep, k, 0).result() for k in "ab"] == [1, 2]
@@ -168,6 +169,16 @@ def test_dask_slots_keep_their_objects_and_the_plugin_teardown_quits_their_engin
     finally:
         runner.close()
     assert _gone(pids), "an engine outlived its worker"
+
+
+def test_without_channels_jobs_travel_as_actor_calls_with_the_same_answers():
+    from base.dask_runner import DaskRunner
+    with DaskRunner.start(2, direct=False) as runner:
+        assert runner.direct == []
+        assert [runner.submit_to(i, _where).result(timeout=30) for i in range(2)] == [runner.where(0), runner.where(1)]
+        assert [runner.submit_to(0, _keep, k, 0).result(timeout=30) for k in "ab"] == [1, 2]
+        with pytest.raises(RuntimeError, match="boom"):
+            runner.submit_to(1, _half, 2).result(timeout=30)
 
 
 def test_a_lent_cluster_outlives_the_runner_but_not_its_engines(fake_engine):
