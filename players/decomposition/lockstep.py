@@ -34,6 +34,7 @@ from players.position import Position
 from players.result import IterationInfo
 from players.searcher import Searcher, mate_in_moves
 from .jobs import SearcherConfig
+from .master_worker import SlicedRun
 
 MAX_DEPTH = 63
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
@@ -247,7 +248,7 @@ def vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
 
 
 @dataclass
-class LockstepResult:
+class LockstepResult(SlicedRun):
     """The answer and the node clock's metrics of one move (nodes for seconds)."""
 
     move: str
@@ -266,10 +267,6 @@ class LockstepResult:
     slice_nodes: int = 0
     votes: dict = field(default_factory=dict)
 
-    @property
-    def parallel_nodes(self) -> int:
-        """T_n in nodes: the slices × the slice's nodes (the node clock's parallel time)."""
-        return self.slices * self.slice_nodes
 
     def metrics(self) -> str:
         return (f"lockstep: {self.slices} slices of {self.slice_nodes} nodes (T_n {self.parallel_nodes} nodes), "

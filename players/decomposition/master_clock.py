@@ -63,6 +63,7 @@ from .master_worker import (
     Rewindow,
     RootIteration,
     SendTable,
+    SlicedRun,
     SliceReport,
 )
 from .tree_policies import make_policy
@@ -102,7 +103,7 @@ class Messages:
 
 
 @dataclass
-class MasterTreeResult:
+class MasterTreeResult(SlicedRun):
     """The answer and the node clock's metrics of one move (nodes for seconds)."""
 
     move: str
@@ -120,10 +121,6 @@ class MasterTreeResult:
     leaves: int = 0  # jobs dispatched to tree leaves, all iterations
     policy: str = "master_tree"
 
-    @property
-    def parallel_nodes(self) -> int:
-        """T_k in nodes: slices × the slice's nodes."""
-        return self.slices * self.slice_nodes
 
     def metrics(self) -> str:
         m = self.messages

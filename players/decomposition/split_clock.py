@@ -34,7 +34,8 @@ from players.position import Position
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
-from .master_worker import Abort, InProcessTeam, Job, JobResult, Message, Rewindow, RootIteration, SliceReport
+from .master_worker import (Abort, InProcessTeam, Job, JobResult, Message, Rewindow, RootIteration, SlicedRun,
+                            SliceReport)
 
 MAX_DEPTH = 63
 Answer = JobResult | RootIteration
@@ -79,7 +80,7 @@ class SplitMessages:
 
 
 @dataclass(frozen=True)
-class SplitClockResult:
+class SplitClockResult(SlicedRun):
     """The answer and the node clock's metrics of one move (nodes for seconds)."""
 
     algorithm: str
@@ -96,10 +97,6 @@ class SplitClockResult:
     iterations: tuple[IterationInfo, ...]
     seconds: float
 
-    @property
-    def parallel_nodes(self) -> int:
-        """T_k in nodes: slices × the slice's nodes."""
-        return self.slices * self.slice_nodes
 
     def metrics(self) -> str:
         m = self.messages
