@@ -375,6 +375,15 @@ def cmd_scaling_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scaling_duel(args: argparse.Namespace) -> int:
+    """Two of the sweep's points against each other, until the SPRT decides (resumable)."""
+    from tournaments.scaling.config import load_sweep
+    from tournaments.scaling.run import play_duel
+    sweep = load_sweep(args.sweep)
+    play_duel(sweep, args.first, args.second, args.concurrency, progress=not args.quiet)
+    return 0
+
+
 def cmd_scaling_report(args: argparse.Namespace) -> int:
     """The sweep's table and plot from the games played so far."""
     from tournaments.scaling.config import load_sweep

@@ -30,6 +30,8 @@ and resumed by ``tournaments.match``.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,8 @@ TOP_KEYS = {"name", "description", "nodes", "workers", "games", "openings", "max
             "concurrency", "output", "arms"}
 ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from"}
 BUDGETS = ("total", "per_worker")
+DUEL_GAMES = 2000  # the most a duel plays; the SPRT usually stops it long before
+DUEL_SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "min_games": 400}
 PER_POINT = ("games", "openings", "max_plies", "adjudication", "concurrency")  # copied into every point's match
 
 
@@ -99,8 +103,8 @@ class SweepConfig:
     def folder(self, arm: Arm, k: int) -> Path:
         return self.output / f"{arm.key}-{k}"
 
-    def point_match(self, arm: Arm, k: int) -> MatchConfig:
-        """The match that is the point (arm, k): the arm's player against the full engine at N."""
+    def entry(self, arm: Arm, k: int) -> dict[str, Any]:
+        """The point (arm, k)'s player as a match entry: its name (``D4``), catalog player and budget."""
         name = arm.player(k)
         if name is None:
             raise ConfigError([f"{self.source}: arm {arm.key} has no player at k = {k}"])
@@ -108,11 +112,48 @@ class SweepConfig:
                                  "time_control": {"nodes": arm.nodes(k, self.nodes), "equal_time": arm.equal_time}}
         if arm.set_workers:
             entry["workers"] = k
+        return entry
+
+    def point_match(self, arm: Arm, k: int) -> MatchConfig:
+        """The match that is the point (arm, k): the arm's player against the full engine at N."""
         data = {"name": f"{self.name}-{arm.key}-{k}",
                 "description": f"{arm.label}, k = {k} ({self.source})",
-                "players": [entry], "baseline": "full", "time_control": {"nodes": self.nodes},
+                "players": [self.entry(arm, k)], "baseline": "full", "time_control": {"nodes": self.nodes},
                 "output": str(self.folder(arm, k)), **self.common}
         return load_match(text=yaml.safe_dump(data, sort_keys=False))
+
+    def duel_folder(self, first: str, second: str) -> Path:
+        return self.output / "duels" / f"{first}-vs-{second}"
+
+    def duel_match(self, first: str, second: str) -> MatchConfig:
+        """Two points whose intervals overlap, settled directly (``D4``, ``L4``): the first's player
+        against the second's, each at its own point's budget, on the sweep's openings, until the
+        SPRT decides (H0: the first is no stronger; H1: it is ``DUEL_SPRT['elo1']`` Elo stronger)."""
+        entries = [self.entry(*self.parse_point(p)) for p in (first, second)]
+        if entries[0]["name"] == entries[1]["name"]:
+            raise ConfigError([f"{self.source}: a duel needs two different points, not {first} twice"])
+        data = {"name": f"{self.name}-duel-{first}-{second}",
+                "description": f"{first} against {second}, each at its point's budget ({self.source})",
+                "players": entries, "baseline": entries[1]["name"], "time_control": {"nodes": self.nodes},
+                "output": str(self.duel_folder(first, second)), **self.common,
+                "games": DUEL_GAMES, "sprt": dict(DUEL_SPRT)}
+        return load_match(text=yaml.safe_dump(data, sort_keys=False))
+
+    def parse_point(self, text: str) -> tuple[Arm, int]:
+        """``D4`` -> (arm D, 4)."""
+        found = re.fullmatch(r"([A-Za-z]+)(\d+)", text.strip())
+        if found is None:
+            raise ConfigError([f"{self.source}: {text!r} is not a point: an arm and a worker count, like D4"])
+        arm, k = self.arm(found.group(1).upper()), int(found.group(2))
+        if arm.player(k) is None:
+            raise ConfigError([f"{self.source}: arm {arm.key} has no player at k = {k}"])
+        return arm, k
+
+    def duels(self) -> list[tuple[str, str]]:
+        """The duels played so far (their folders), in name order."""
+        root = self.output / "duels"
+        names = sorted(d.name for d in root.iterdir() if d.is_dir()) if root.is_dir() else []
+        return [tuple(n.split("-vs-", 1)) for n in names if "-vs-" in n]  # type: ignore[misc]
 
 
 def load_sweep(path: str | Path | None = None, text: str | None = None) -> SweepConfig:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tournaments.match.report import MoveBudgets, move_budgets
 from tournaments.match.run import read_records, summarise
+from base.config import ConfigError
 from tournaments.scaling.config import SweepConfig
 from tournaments.statistics.elo import EloEstimate
 
@@ -61,6 +62,29 @@ def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     return lines
 
 
+def duel_table(sweep: SweepConfig) -> list[str]:
+    """The duels played so far: the first point's score against the second, and the SPRT's state."""
+    rows = []
+    for first, second in sweep.duels():
+        try:
+            match = sweep.duel_match(first, second)
+        except ConfigError:
+            continue  # a folder of a point the file no longer defines
+        records = read_records(match.output)
+        if not records:
+            continue
+        summary = summarise(match, records)[0]
+        elo = summary.pentanomial()
+        state = summary.sprt(match)
+        rows.append(f"| {first} against {second} | {summary.games} | {'-'.join(map(str, summary.wdl))} | "
+                    f"{'-' if elo is None else _interval(elo)} | {'-' if state is None else state.format()} |")
+    if not rows:
+        return []
+    return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
+            "is no stronger than the second, H1: 20 Elo stronger):", "",
+            "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT |", "|---|---|---|---|---|"] + rows
+
+
 def _interval(e: EloEstimate) -> str:
     def fmt(x: float) -> str:
         return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x) + 0:+d}"
@@ -105,7 +129,7 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
-    lines = table(sweep, points)
+    lines = table(sweep, points) + duel_table(sweep)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"
     table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines) + "\n")

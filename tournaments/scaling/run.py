@@ -24,3 +24,16 @@ def play_points(sweep: SweepConfig, arms: tuple[str, ...] = (), workers: tuple[i
             out(s.line(match))
         done.append((arm.key, k, outcome))
     return done
+
+
+def play_duel(sweep: SweepConfig, first: str, second: str, concurrency: int | None = None, progress: bool = True,
+              out: Callable[[str], None] = print) -> MatchOutcome:
+    """Play (or resume) the duel of two points, until its SPRT decides."""
+    match = sweep.duel_match(first, second)
+    if concurrency:
+        match = replace(match, concurrency=concurrency)
+    out(f"duel {first} against {second}; {match.describe_time_controls()}; output {match.output}")
+    outcome = run_match(match, progress=progress, out=out)
+    for s in outcome.summaries:
+        out(s.line(match))
+    return outcome

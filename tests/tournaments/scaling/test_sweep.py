@@ -91,3 +91,32 @@ def test_from_leaves_out_the_smaller_k(tmp_path):
     s = sweep(tmp_path, text)
     assert [(a.key, k) for a, k in s.points(("L",))] == [("L", 4)]
     assert s.arm("L").player(2) is None and s.arm("F").player(2) == "MBXKPAR"
+
+
+def test_a_duel_is_the_two_points_against_each_other_with_an_sprt(tmp_path):
+    s = sweep(tmp_path)
+    duel = s.duel_match("F4", "l2")
+    assert [p.name for p in duel.players] == ["F4", "L2"] and duel.baseline == "L2"
+    assert duel.time_control("F4").per_move.nodes == 4000 and duel.time_control("L2").per_move.nodes == 1000
+    assert load(duel.entry("L2")).workers == 2
+    assert duel.sprt is not None and (duel.sprt.elo0, duel.sprt.elo1) == (0, 20) and duel.games == 2000
+    assert duel.output == tmp_path / "runs" / "duels" / "F4-vs-l2"
+    assert duel.openings == s.point_match(s.arm("F"), 4).openings  # the sweep's book, less the training openings
+    for bad, message in [("F4 F4", "two different points"), ("C2 F4", "arm C has no player at k = 2"),
+                         ("4F F2", "is not a point"), ("Z2 F2", "no arm 'Z'")]:
+        with pytest.raises(ConfigError, match=message):
+            s.duel_match(*bad.split())
+
+
+def test_a_duel_played_is_resumed_and_reported_beside_the_points(tmp_path):
+    from dataclasses import replace
+
+    from tournaments.match.run import run_match
+    s = sweep(tmp_path)
+    duel = replace(s.duel_match("F4", "F2"), games=2)
+    run_match(duel, progress=False, out=lambda _: None)
+    assert run_match(duel, progress=False, out=lambda _: None).played == 0
+    assert s.duels() == [("F4", "F2")]
+    table_file, _ = write_report(s, tmp_path / "report")
+    row = next(line for line in table_file.read_text().splitlines() if line.startswith("| F4 against F2 |"))
+    assert row.split(" | ")[1] == "2" and "llr" in row.lower()
