@@ -44,7 +44,7 @@ from ensemble.catalog import describe
 from evaluation.spec import EvalSpecError
 from tournaments.match.config import MatchConfig, load_match
 
-TOP_KEYS = {"name", "description", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
+TOP_KEYS = {"name", "description", "ceiling", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
             "concurrency", "output", "arms"}
 ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from"}
 BUDGETS = ("total", "per_worker")
@@ -86,6 +86,7 @@ class SweepConfig:
     output: Path
     common: dict  # the match keys every point shares (PER_POINT)
     source: str
+    ceiling: str | None = None  # the arm whose gain the others are measured against (perfect parallelism)
 
     def arm(self, key: str) -> Arm:
         for a in self.arms:
@@ -185,8 +186,13 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
     name = str(data.get("name", Path(src.name).stem))
     if src.problems:
         return None
+    keys = [a.key for a in arms]
+    ceiling = data.get("ceiling", "F" if "F" in keys else None)
+    if ceiling is not None and ceiling not in keys:
+        src.problem(("ceiling",), f"{ceiling!r} is not one of the arms {', '.join(keys)}")
+        return None
     sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
-                        common, given)
+                        common, given, ceiling)
     points = sweep.points()
     try:  # the shared match keys are checked once, as the match reader checks them
         if points:

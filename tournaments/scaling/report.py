@@ -49,15 +49,23 @@ def collect(sweep: SweepConfig) -> list[PointResult]:
 
 
 def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
-    """The sweep's table in Markdown (a point still running says how far it is)."""
+    """The sweep's table in Markdown (a point still running says how far it is).  With a
+    ceiling arm (the full engine at k × N), each other point's Elo is also shown as a share of
+    the ceiling's gain at the same k."""
+    ceiling = {p.k: p.elo.elo for p in points if p.arm == sweep.ceiling and p.elo is not None and p.elo.elo > 0}
+    share_head = f" share of {sweep.ceiling}'s gain |" if sweep.ceiling else ""
     lines = [f"N = {sweep.nodes:,} nodes (the baseline's budget and each worker's); Elo: pentanomial over "
              "finished opening pairs, 95% interval, against the full engine at N.", "",
-             "| arm | k | player's budget | games | W-D-L | Elo [95%] | nodes per move, median [5%, 95%] | "
-             "depth, median [5%, 95%] |", "|---|---|---|---|---|---|---|---|"]
+             "| arm | k | player's budget | games | W-D-L | Elo [95%] |" + share_head + " nodes per move, median [5%, 95%] | "
+             "depth, median [5%, 95%] |", "|---|---|---|---|---|---|" + ("---|" if sweep.ceiling else "") + "---|---|"]
     for p in points:
         games = f"{p.games}" + ("" if p.games >= p.planned else f" of {p.planned} (running)")
         elo = "-" if p.elo is None else _interval(p.elo)
-        lines.append(f"| {p.arm} | {p.k} | {p.nodes_budget:,} | {games} | {'-'.join(map(str, p.wdl))} | {elo} | "
+        share = ""
+        if sweep.ceiling:
+            top = ceiling.get(p.k)
+            share = " - |" if p.arm == sweep.ceiling or top is None or p.elo is None else f" {100 * p.elo.elo / top:.0f}% |"
+        lines.append(f"| {p.arm} | {p.k} | {p.nodes_budget:,} | {games} | {'-'.join(map(str, p.wdl))} | {elo} |{share} "
                      f"{p.nodes} | {p.depth} |")
     return lines
 

@@ -120,3 +120,20 @@ def test_a_duel_played_is_resumed_and_reported_beside_the_points(tmp_path):
     table_file, _ = write_report(s, tmp_path / "report")
     row = next(line for line in table_file.read_text().splitlines() if line.startswith("| F4 against F2 |"))
     assert row.split(" | ")[1] == "2" and "llr" in row.lower()
+
+
+def test_each_point_shows_its_share_of_the_ceilings_gain_at_the_same_k(tmp_path):
+    from tournaments.scaling.report import PointResult
+    from tournaments.statistics.elo import EloEstimate
+    s = sweep(tmp_path)
+    assert s.ceiling == "F"
+
+    def point(arm: str, k: int, elo: float) -> PointResult:
+        return PointResult(arm, arm, k, 1000, 400, 400, (1, 1, 1), EloEstimate(400, 0.5, elo, elo - 30, elo + 30, 0.9),
+                           "-", "-")
+    rows = table(s, [point("F", 2, 200), point("D", 2, 50), point("L", 2, -20), point("D", 4, 80)])
+    cells = {r.split(" | ")[0] + r.split(" | ")[1]: r.split(" | ")[6] for r in rows if r.startswith("| ") and "---" not in r
+             and not r.startswith("| arm")}
+    assert cells == {"| F2": "-", "| D2": "25%", "| L2": "-10%", "| D4": "-"}  # no F4 point: no share
+    with pytest.raises(ConfigError, match="ceiling: 'Z' is not one of the arms"):
+        sweep(tmp_path, SWEEP.replace("name: t\n", "name: t\nceiling: Z\n"))
