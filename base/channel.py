@@ -14,21 +14,70 @@ channel would bypass the cluster's encryption, so jobs there stay actor calls.
 """
 from __future__ import annotations
 
+import os
 import pickle
 import queue
 import socket
+import struct
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable
 from multiprocessing import AuthenticationError, Pipe
-from multiprocessing.connection import Client, Connection, Listener, wait
+from multiprocessing.connection import Connection, answer_challenge, deliver_challenge, wait
 from typing import Any, Protocol
 
 import cloudpickle
 
-ACCEPT_ERRORS = (OSError, EOFError, AuthenticationError)
+HANDSHAKE_ERRORS = (OSError, EOFError, AuthenticationError)
 CONNECT_TIMEOUT_S = 5.0  # a firewall that drops the port would otherwise hold the start for minutes
+HANDSHAKE_TIMEOUT_S = 5  # a peer that connects and says nothing must not hold a thread for good
+DEAD_PEER_S = 30  # as Dask's own comms (distributed.comm.timeouts.tcp): a vanished host is noticed
+
+
+def _tune(sock: socket.socket) -> None:
+    """No Nagle delay (a message over 16 KiB is written in two parts: the second would wait
+    ~40 ms for the first's acknowledgement), and keepalive probes with a user timeout, so that
+    a host that vanishes without closing its connections is noticed as Dask's comms notice it."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    probes, interval = 10, 2
+    for name, value in (("TCP_KEEPIDLE", DEAD_PEER_S - probes * interval), ("TCP_KEEPINTVL", interval),
+                        ("TCP_KEEPCNT", probes), ("TCP_USER_TIMEOUT", DEAD_PEER_S * 1000)):
+        if hasattr(socket, name):  # Linux; elsewhere the system's keepalive defaults
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+
+
+def _timeouts(sock: socket.socket, seconds: int) -> None:
+    """Kernel timeouts on reads and writes (0: none); the descriptor stays blocking."""
+    value = struct.pack("ll", seconds, 0)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+
+
+def handshake(sock: socket.socket, authkey: bytes, serving: bool) -> Connection:
+    """A connected socket as an authenticated ``Connection`` (both sides prove the key, as
+    ``multiprocessing.connection`` does), within ``HANDSHAKE_TIMEOUT_S``; the socket object
+    is closed, the connection keeps its own descriptor."""
+    try:
+        _tune(sock)
+        _timeouts(sock, HANDSHAKE_TIMEOUT_S)
+        connection = Connection(os.dup(sock.fileno()))
+        try:
+            if serving:
+                deliver_challenge(connection, authkey)
+                answer_challenge(connection, authkey)
+            else:
+                answer_challenge(connection, authkey)
+                deliver_challenge(connection, authkey)
+            _timeouts(sock, 0)
+        except BaseException:
+            connection.close()
+            raise
+    finally:
+        sock.close()
+    return connection
 
 
 def dump_answer(ok: bool, value: Any) -> bytes:
@@ -65,26 +114,31 @@ class ChannelServer:
         self._authkey = authkey
         self._run = run
         self._where = where
-        self._listener = Listener((host, 0), authkey=authkey)
-        self.address: tuple[str, int] = self._listener.address
+        self._socket = socket.create_server((host, 0), backlog=64)
+        self.address: tuple[str, int] = self._socket.getsockname()[:2]
         self._closed = False
         threading.Thread(target=self._accept, daemon=True, name="concilio-channel-accept").start()
 
     def _accept(self) -> None:
         while not self._closed:
             try:
-                connection = self._listener.accept()
-            except ACCEPT_ERRORS:
-                continue  # a stranger without the key, or a client that went away during the handshake
-            if self._closed:
-                connection.close()
-                break
-            jobs: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-            threading.Thread(target=self._receive, args=(connection, jobs), daemon=True,
-                             name="concilio-channel-in").start()
-            threading.Thread(target=self._serve, args=(connection, jobs), daemon=True,
-                             name="concilio-channel-slot").start()
-        self._listener.close()
+                sock, _ = self._socket.accept()
+            except OSError:
+                if not self._closed:
+                    time.sleep(0.1)  # out of descriptors, say: try again, without spinning
+                continue
+            threading.Thread(target=self._slot, args=(sock,), daemon=True, name="concilio-channel-slot").start()
+
+    def _slot(self, sock: socket.socket) -> None:
+        """One connection: its handshake (a stranger without the key is dropped here, not in
+        the accepting thread), then its jobs, read by a second thread and run by this one."""
+        try:
+            connection = handshake(sock, self._authkey, serving=True)
+        except HANDSHAKE_ERRORS:
+            return
+        jobs: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        threading.Thread(target=self._receive, args=(connection, jobs), daemon=True, name="concilio-channel-in").start()
+        self._serve(connection, jobs)
 
     @staticmethod
     def _receive(connection: Connection, jobs: queue.SimpleQueue) -> None:
@@ -104,15 +158,16 @@ class ChannelServer:
         connection.close()
 
     def close(self) -> None:
-        """Stop accepting (a last connection of our own wakes the accepting thread); the
-        slots end as their coordinator closes its ends."""
+        """Stop accepting (shutting the listening socket down wakes the accepting thread);
+        the slots end as their coordinator closes its ends."""
         if self._closed:
             return
         self._closed = True
         try:
-            Client(self.address, authkey=self._authkey).close()
-        except ACCEPT_ERRORS:
+            self._socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
+        self._socket.close()
 
 
 class Answerable(Protocol):
@@ -140,8 +195,9 @@ class Channels:
     def open(self, slot: int, address: tuple[str, int]) -> None:
         """Connect a slot; ``OSError`` (or ``AuthenticationError``) when the worker's port
         cannot be reached from here."""
-        socket.create_connection(tuple(address), timeout=CONNECT_TIMEOUT_S).close()  # reachable, quickly
-        connection = Client(tuple(address), authkey=self.authkey)
+        sock = socket.create_connection(tuple(address), timeout=CONNECT_TIMEOUT_S)
+        sock.settimeout(None)  # blocking again: the handshake sets kernel timeouts of its own
+        connection = handshake(sock, self.authkey, serving=False)
         with self._lock:
             self._slots[connection] = slot
             self._by_slot[slot] = (connection, threading.Lock(), deque())
@@ -151,7 +207,7 @@ class Channels:
         return slot in self._by_slot
 
     def send(self, slot: int, payload: bytes, job: Answerable) -> None:
-        """Send a job; a connection already broken fails it at once."""
+        """Send a job; a connection already broken (or broken meanwhile) fails it."""
         entry = self._by_slot.get(slot)
         if entry is None:
             job.lost(self._on_lost(slot, EOFError("no channel")))
@@ -159,11 +215,18 @@ class Channels:
         connection, send_lock, pending = entry
         with send_lock:  # the order of ``pending`` is the order on the wire
             with self._lock:
-                pending.append(job)
+                current = self._by_slot.get(slot) is entry  # not dropped since it was looked up
+                if current:
+                    pending.append(job)
+            if not current:
+                job.lost(self._on_lost(slot, EOFError("closed")))
+                return
             try:
                 connection.send_bytes(payload)
-            except (OSError, ValueError) as exc:  # broken, or closed by the reader meanwhile
+            except BaseException as exc:  # the stream's state is unknown: the slot's channel is done
                 self._drop(connection, exc)
+                if not isinstance(exc, (OSError, ValueError, TypeError)):
+                    raise  # a Ctrl-C: the job failed with its slot, the caller still stops
 
     def _wake(self) -> None:
         try:
@@ -178,6 +241,8 @@ class Channels:
             try:
                 readable = wait(connections + [self._wake_read])
             except (OSError, ValueError):  # a connection closed by a sender meanwhile: look again
+                if self._closed:
+                    return
                 continue
             for ready in readable:
                 if ready is self._wake_read:
@@ -227,5 +292,6 @@ class Channels:
         self._reader.join(timeout=5)
         for connection in list(self._slots):
             self._drop(connection, EOFError("closed"))
-        self._wake_read.close()
-        self._wake_write.close()
+        if not self._reader.is_alive():  # else it still reads a message: it returns when that ends
+            self._wake_read.close()
+            self._wake_write.close()

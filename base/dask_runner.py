@@ -26,13 +26,12 @@ import uuid
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import AuthenticationError
 from typing import Any
 
 import cloudpickle
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from base.channel import ChannelServer, Channels
+from base.channel import HANDSHAKE_ERRORS, ChannelServer, Channels
 from base.cluster import Cluster, ClusterError, open_cluster
 from base.runner import SchedulerLost, WorkerLost, WorkerState, feed, in_state, run_in_state
 
@@ -288,7 +287,7 @@ class DaskRunner:
                 continue
             try:
                 self._channels.open(slot, address)
-            except (OSError, EOFError, AuthenticationError) as exc:  # a firewall between us: actor calls
+            except HANDSHAKE_ERRORS as exc:  # a firewall between us: actor calls
                 log.warning("no direct channel to %s (%s): its jobs go as Dask actor calls", addresses[slot - first], exc)
         new = list(range(first, len(self._places)))
         if self._warm is not None:
@@ -318,10 +317,12 @@ class DaskRunner:
             alive = {}
         else:
             alive = self.cluster.worker_threads()
+        running = self.client.status == "running"
         for slot, place in enumerate(self._places):
             if place.alive and place.address not in alive:
                 place.alive = False
-                self._channels.drop(slot)
+                if running:  # known gone; without a scheduler, jobs under way may still answer
+                    self._channels.drop(slot)
         known = {p.address for p in self._places}  # a lost worker may linger in the list a moment
         joined = {a: n for a, n in alive.items() if a not in known}
         if joined and not self._closed:

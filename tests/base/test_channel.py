@@ -121,3 +121,56 @@ def test_a_stranger_without_the_key_is_refused_and_the_server_goes_on(ends):
         Client(server.address, authkey=b"x" * 32)
     channels.open(0, server.address)
     assert _send(channels, 0, _nap_then, 0, "ok").result() == "ok"
+
+
+def test_a_silent_peer_holds_neither_the_other_connections_nor_the_close(ends):
+    import socket
+    server, channels = ends
+    silent = socket.create_connection(server.address)  # connects, never answers the challenge
+    try:
+        opened = threading.Thread(target=channels.open, args=(0, server.address))
+        opened.start()
+        opened.join(3)
+        assert not opened.is_alive(), "a silent peer held the handshake of the next connection"
+        assert _send(channels, 0, _nap_then, 0, "ok").result() == "ok"
+        closing = threading.Thread(target=server.close)
+        closing.start()
+        closing.join(3)
+        assert not closing.is_alive(), "a silent peer held the server's close"
+    finally:
+        silent.close()
+
+
+def test_a_channel_sends_at_once_and_notices_a_vanished_host():
+    """No Nagle delay (a large message's second write would wait for an acknowledgement),
+    keepalive with a user timeout, and no read timeout left from the handshake."""
+    import os
+    import socket
+    import struct
+
+    from base.channel import handshake
+    key = b"k" * 32
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    serving = threading.Thread(target=lambda: accepted.append(handshake(listener.accept()[0], key, serving=True)))
+    serving.start()
+    connection = handshake(socket.create_connection(listener.getsockname()), key, serving=False)
+    serving.join(5)
+    try:
+        for end in (connection, accepted[0]):
+            sock = socket.socket(fileno=os.dup(end.fileno()))
+            try:
+                assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+                assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+                if hasattr(socket, "TCP_USER_TIMEOUT"):
+                    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 30_000
+                assert struct.unpack("ll", sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, 16)) == (0, 0)
+            finally:
+                sock.close()
+        big = os.urandom(60_000)
+        connection.send_bytes(big)
+        assert accepted[0].recv_bytes() == big
+    finally:
+        connection.close()
+        accepted[0].close()
+        listener.close()
