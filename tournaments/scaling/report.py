@@ -70,6 +70,60 @@ def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class Trend:
+    """Elo against log2 k for one arm: a weighted least-squares line through its points."""
+    arm: str
+    points: int
+    per_doubling: float
+    per_doubling_se: float
+    at: dict[int, float]  # the line's value at these k (the sweep's largest k, and twice it)
+
+
+def trends(sweep: SweepConfig, points: list[PointResult], min_points: int = 3) -> list[Trend]:
+    """Each arm's Elo per doubling of k from its finished points (weights 1 / variance, the
+    variance read off the 95% interval), and where the line reaches at the largest k and at
+    twice it: the trend the issue asks for where no k shows a crossover.  A straight line in
+    log k is a description of the points measured, not a model of what lies beyond them."""
+    import numpy as np
+    out = []
+    top = max(sweep.workers)
+    for arm in sweep.arms:
+        mine = [p for p in points if p.arm == arm.key and p.elo is not None and p.games >= p.planned
+                and math.isfinite(p.elo.low) and math.isfinite(p.elo.high)]
+        rows = [(p.k, p.elo.elo, max(1.0, (p.elo.high - p.elo.low) / (2 * 1.96))) for p in mine]
+        if arm.first > 1 and 1 in sweep.workers:
+            rows.append((1, 0.0, 1.0))  # at k = 1 the arm is the baseline itself: 0 Elo by construction
+        if len(rows) < min_points:
+            continue
+        x = np.array([math.log2(k) for k, _, _ in rows])
+        y = np.array([elo for _, elo, _ in rows])
+        se = np.array([s for _, _, s in rows])
+        design = np.column_stack([np.ones_like(x), x]) / se[:, None]
+        coef, *_ = np.linalg.lstsq(design, y / se, rcond=None)
+        cov = np.linalg.inv(design.T @ design)
+        out.append(Trend(arm.key, len(rows), float(coef[1]), float(math.sqrt(cov[1, 1])),
+                         {k: float(coef[0] + coef[1] * math.log2(k)) for k in (top, 2 * top)}))
+    return out
+
+
+def trend_table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
+    found = trends(sweep, points)
+    if not found:
+        return []
+    ks = sorted(found[0].at)
+    lines = ["", "Trend (finished points only, and k = 1 at 0 Elo for the arms that are the baseline there; a "
+             "weighted least-squares line of Elo against log2 k, a description of the points measured, not a "
+             "prediction with a guarantee):", "",
+             "| arm | points | Elo per doubling of k [95%] | " + " | ".join(f"line at k = {k}" for k in ks) + " |",
+             "|---|---|---|" + "---|" * len(ks)]
+    for t in found:
+        lines.append(f"| {t.arm} | {t.points} | {t.per_doubling:+.0f} [{t.per_doubling - 1.96 * t.per_doubling_se:+.0f}, "
+                     f"{t.per_doubling + 1.96 * t.per_doubling_se:+.0f}] | "
+                     + " | ".join(f"{t.at[k]:+.0f}" for k in ks) + " |")
+    return lines
+
+
 def duel_table(sweep: SweepConfig) -> list[str]:
     """The duels played so far: the first point's score against the second, and the SPRT's state."""
     rows = []
@@ -137,7 +191,7 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
-    lines = table(sweep, points) + duel_table(sweep)
+    lines = table(sweep, points) + duel_table(sweep) + trend_table(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"
     table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines) + "\n")

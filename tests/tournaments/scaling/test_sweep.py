@@ -137,3 +137,20 @@ def test_each_point_shows_its_share_of_the_ceilings_gain_at_the_same_k(tmp_path)
     assert cells == {"| F2": "-", "| D2": "25%", "| L2": "-10%", "| D4": "-"}  # no F4 point: no share
     with pytest.raises(ConfigError, match="ceiling: 'Z' is not one of the arms"):
         sweep(tmp_path, SWEEP.replace("name: t\n", "name: t\nceiling: Z\n"))
+
+
+def test_the_trend_is_elo_per_doubling_of_k_through_the_baseline_at_one(tmp_path):
+    from tournaments.scaling.report import PointResult, trends
+    from tournaments.statistics.elo import EloEstimate
+    text = SWEEP.format(out=tmp_path / "runs").replace("workers: [2, 4]", "workers: [1, 2, 4]")
+    s = load_sweep(text=text.replace("budget: total}", "budget: total, from: 2}"))
+
+    def point(arm: str, k: int, elo: float, games: int = 400) -> PointResult:
+        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), EloEstimate(400, 0.5, elo, elo - 40, elo + 40, 0.9),
+                           "-", "-")
+    found = {t.arm: t for t in trends(s, [point("F", 2, 200), point("F", 4, 400), point("D", 2, 50),
+                                           point("D", 4, 90, games=100)])}
+    assert set(found) == {"F"}  # D: one finished point (k = 4 still running), and D is not the baseline at k = 1
+    f = found["F"]
+    assert f.points == 3 and f.per_doubling == pytest.approx(200, abs=0.5)
+    assert f.at == pytest.approx({4: 400, 8: 600}, abs=1)
