@@ -158,8 +158,9 @@ def plot(sweep: SweepConfig, points: list[PointResult], path: Path) -> Path | No
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, ax = plt.subplots(figsize=(7.5, 6.4))
     drawn = False
+    lines = {t.arm: t for t in trends(sweep, points)}
     for i, arm in enumerate(sweep.arms):
         mine = [p for p in points if p.arm == arm.key and p.elo is not None]
         if not mine:
@@ -168,7 +169,17 @@ def plot(sweep: SweepConfig, points: list[PointResult], path: Path) -> Path | No
         elo = [p.elo.elo for p in mine]
         low = [max(0.0, p.elo.elo - max(p.elo.low, -1000)) for p in mine]
         high = [max(0.0, min(p.elo.high, 1000) - p.elo.elo) for p in mine]
-        ax.errorbar(ks, elo, yerr=[low, high], marker="o", capsize=3, label=arm.label)
+        bars = ax.errorbar(ks, elo, yerr=[low, high], marker="o", capsize=3, label=arm.label)
+        running = [j for j, p in enumerate(mine) if p.games < p.planned]
+        if running:  # a point still being played: a hollow marker
+            ax.plot([ks[j] for j in running], [elo[j] for j in running], "o", markerfacecolor="white", zorder=5,
+                    color=bars[0].get_color())
+        trend = lines.get(arm.key)
+        if trend is not None:  # the trend, dashed, over the k measured (the table says where it leads)
+            top, last = max(sweep.workers), max(p.k for p in mine if p.games >= p.planned)
+            origin = trend.at[top] - trend.per_doubling * math.log2(top)
+            ax.plot([1, last], [origin, origin + trend.per_doubling * math.log2(last)], linestyle="--",
+                    linewidth=0.8, color=bars[0].get_color())
         drawn = True
     if not drawn:
         plt.close(fig)
@@ -178,8 +189,9 @@ def plot(sweep: SweepConfig, points: list[PointResult], path: Path) -> Path | No
     ax.set_xticks(list(sweep.workers), [str(k) for k in sweep.workers])
     ax.set_xlabel("workers k")
     ax.set_ylabel(f"Elo against the full engine at {sweep.nodes:,} nodes")
-    ax.set_title(f"Sweep {sweep.name}: Elo against k (95% intervals)")
-    ax.legend(fontsize=7, loc="best")
+    ax.set_title(f"Sweep {sweep.name}: Elo against k (95% intervals; hollow: still running; dashed: trend)",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12))  # below: the points keep the axes
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
