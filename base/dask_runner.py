@@ -106,13 +106,16 @@ class Slot:
     def __init__(self, runner: str) -> None:
         self.runner = runner
 
-    def _state(self) -> WorkerState:
+    def _plugin(self) -> StatePlugin:
         from distributed import get_worker
         worker = get_worker()
         plugin = worker.plugins.get(self.runner)
         if plugin is None:
             raise ClusterError(f"worker {worker.address} holds nothing for {self.runner}: its runner has closed")
-        return plugin.state
+        return plugin
+
+    def _state(self) -> WorkerState:
+        return self._plugin().state
 
     def call(self, payload: bytes) -> bytes:
         """One job, ``(function, arguments)`` pickled together: Dask would serialize each
@@ -122,9 +125,8 @@ class Slot:
 
     async def channel(self) -> tuple[str, int] | None:
         """Where this worker's end of the direct channels listens (none: jobs come as calls)."""
-        from distributed import get_worker
-        plugin = get_worker().plugins.get(self.runner)
-        server = getattr(plugin, "server", None)
+        plugin = self._plugin()
+        server = plugin.server
         if server is None:
             return None
         plugin.context = contextvars.copy_context()  # an actor's coroutine runs in the worker's context
