@@ -16,6 +16,8 @@ from tournaments.scaling.config import SweepConfig
 from tournaments.statistics.elo import EloEstimate
 
 BEGIN, END = "<!-- sweep table: begin -->", "<!-- sweep table: end -->"
+# Optional in a document: the points read across, k by k (``by_k``).
+BY_K_BEGIN, BY_K_END = "<!-- sweep by k: begin -->", "<!-- sweep by k: end -->"
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,37 @@ def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
             share = " - |" if p.arm == sweep.ceiling or top is None or p.elo is None else f" {100 * p.elo.elo / top:.0f}% |"
         lines.append(f"| {p.arm} | {p.k} | {p.nodes_budget:,} | {games} | {'-'.join(map(str, p.wdl))} | {elo} |{share} "
                      f"{p.nodes} | {p.depth} |")
+    return lines
+
+
+def by_k(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
+    """The points read across: one row per k, one column per arm, as a cluster user asks the
+    question ("with k machines, which way?").  A point still running shows how far it is, one
+    not started a dash; with a ceiling arm, a last column gives each arm's share of its gain."""
+    found = {(p.arm, p.k): p for p in points}
+    arms = [a.key for a in sweep.arms]
+    ceiling = sweep.ceiling
+
+    def cell(p: PointResult | None) -> str:
+        if p is None or p.elo is None:
+            return "-" if p is None else f"({p.games} of {p.planned})"
+        return _interval(p.elo) + ("" if p.games >= p.planned else f" ({p.games} of {p.planned})")
+
+    def shares(k: int) -> str:
+        top = found.get((ceiling, k))
+        if top is None or top.elo is None or top.elo.elo <= 0 or top.games < top.planned:
+            return "-"
+        done = [(a, found[(a, k)]) for a in arms if a != ceiling and (a, k) in found]
+        return ", ".join(f"{a} {100 * p.elo.elo / top.elo.elo:.0f}%" for a, p in done
+                         if p.elo is not None and p.games >= p.planned) or "-"
+    share_head = f" share of {ceiling}'s gain |" if ceiling else ""
+    lines = ["| k | " + " | ".join(arms) + " |" + share_head,
+             "|---|" + "---|" * len(arms) + ("---|" if ceiling else "")]
+    for k in sweep.workers:
+        if not any(a.player(k) for a in sweep.arms):
+            continue
+        row = [cell(found.get((a, k))) for a in arms]
+        lines.append(f"| {k} | " + " | ".join(row) + " |" + (f" {shares(k)} |" if ceiling else ""))
     return lines
 
 
@@ -204,15 +237,24 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
     lines = table(sweep, points) + duel_table(sweep) + trend_table(sweep, points)
+    across = ["", "The same points by k:", ""] + by_k(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"
-    table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines) + "\n")
+    table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines + across) + "\n")
     image = plot(sweep, points, folder / "elo.png")
     if document is not None:
         text = document.read_text()
         if BEGIN not in text or END not in text:
             raise ValueError(f"{document}: no '{BEGIN}' … '{END}' markers to put the table between")
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        document.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
+        text = _between(text, BEGIN, END, lines)
+        if BY_K_BEGIN in text and BY_K_END in text:
+            text = _between(text, BY_K_BEGIN, BY_K_END, by_k(sweep, points))
+        document.write_text(text)
     return table_path, image
+
+
+def _between(text: str, begin: str, end: str, lines: list[str]) -> str:
+    """``text`` with what stands between the markers replaced by ``lines``."""
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + "\n".join(lines) + "\n" + end + tail

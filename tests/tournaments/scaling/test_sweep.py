@@ -154,3 +154,21 @@ def test_the_trend_is_elo_per_doubling_of_k_through_the_baseline_at_one(tmp_path
     f = found["F"]
     assert f.points == 3 and f.per_doubling == pytest.approx(200, abs=0.5)
     assert f.at == pytest.approx({4: 400, 8: 600}, abs=1)
+
+
+def test_the_points_read_across_by_k_with_each_arm_s_share_of_the_ceiling(tmp_path):
+    from tournaments.scaling.report import PointResult, by_k
+    from tournaments.statistics.elo import EloEstimate
+    s = sweep(tmp_path)
+
+    def point(arm: str, k: int, elo: float | None, games: int = 400) -> PointResult:
+        estimate = None if elo is None else EloEstimate(games, 0.5, elo, elo - 30, elo + 30, 0.9)
+        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), estimate, "-", "-")
+    lines = by_k(s, [point("F", 2, 200), point("L", 2, -20), point("D", 2, 50, games=100),
+                     point("F", 4, 300, games=50), point("L", 4, 30), point("C", 4, None, games=1)])
+    assert lines[0] == "| k | F | L | C | D | share of F's gain |"
+    rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in lines[2:]}
+    # k = 2: D still running (no share until it finishes); C has no point at 2
+    assert rows["| 2"] == ["+200 [+170, +230]", "-20 [-50, +10]", "-", "+50 [+20, +80] (100 of 400)", "L -10% |"]
+    # k = 4: the ceiling still running, so no shares; C has games but no finished pair yet
+    assert rows["| 4"] == ["+300 [+270, +330] (50 of 400)", "+30 [+0, +60]", "(1 of 400)", "-", "- |"]
