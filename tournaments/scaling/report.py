@@ -180,6 +180,29 @@ def duel_table(sweep: SweepConfig) -> list[str]:
             "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT |", "|---|---|---|---|---|"] + rows
 
 
+def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:
+    """The pairs of finished points at the same k whose 95% intervals overlap: the pairs the
+    points alone do not order, which a duel settles (the ceiling arm is not a player)."""
+    done = [p for p in points if p.elo is not None and p.games >= p.planned and p.arm != ceiling]
+    pairs = []
+    for i, a in enumerate(done):
+        for b in done[i + 1:]:
+            if a.k == b.k and a.elo.low <= b.elo.high and b.elo.low <= a.elo.high:
+                first, second = (a, b) if a.elo.elo >= b.elo.elo else (b, a)
+                pairs.append((f"{first.arm}{first.k}", f"{second.arm}{second.k}"))
+    return pairs
+
+
+def overlap_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
+    """The overlapping pairs, each with its duel if one was played (in either order)."""
+    pairs = overlapping(points, sweep.ceiling)
+    if not pairs:
+        return []
+    played = {frozenset(d) for d in sweep.duels()}
+    said = [f"{a}–{b}" + (" (duel below)" if frozenset((a, b)) in played else "") for a, b in pairs]
+    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs): " + ", ".join(said) + "."]
+
+
 def _interval(e: EloEstimate) -> str:
     def fmt(x: float) -> str:
         return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x) + 0:+d}"
@@ -236,7 +259,7 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
-    lines = table(sweep, points) + duel_table(sweep) + trend_table(sweep, points)
+    lines = table(sweep, points) + overlap_lines(sweep, points) + duel_table(sweep) + trend_table(sweep, points)
     across = ["", "The same points by k:", ""] + by_k(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"

@@ -172,3 +172,23 @@ def test_the_points_read_across_by_k_with_each_arm_s_share_of_the_ceiling(tmp_pa
     assert rows["| 2"] == ["+200 [+170, +230]", "-20 [-50, +10]", "-", "+50 [+20, +80] (100 of 400)", "L -10% |"]
     # k = 4: the ceiling still running, so no shares; C has games but no finished pair yet
     assert rows["| 4"] == ["+300 [+270, +330] (50 of 400)", "+30 [+0, +60]", "(1 of 400)", "-", "- |"]
+
+
+def test_pairs_whose_intervals_overlap_are_listed_stronger_first_and_their_duels_named(tmp_path):
+    from tournaments.scaling.report import PointResult, overlap_lines, overlapping
+    from tournaments.statistics.elo import EloEstimate
+    s = sweep(tmp_path)
+
+    def point(arm: str, k: int, low: float, high: float, games: int = 400) -> PointResult:
+        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1),
+                           EloEstimate(games, 0.5, (low + high) / 2, low, high, 0.9), "-", "-")
+    points = [point("F", 2, 0, 100),  # the ceiling: never a pair
+              point("L", 2, -40, 20), point("D", 2, 10, 70), point("C", 4, 30, 90), point("L", 4, -30, 29),
+              point("D", 4, 29, 60, games=200)]  # running: not yet a pair
+    assert overlapping(points, "F") == [("D2", "L2")]  # 10 <= 20; C4 and L4 miss by one Elo
+    points[-1] = point("D", 4, 29, 60)
+    assert overlapping(points, "F") == [("D2", "L2"), ("C4", "D4"), ("D4", "L4")]
+    duel = s.output / "duels" / "L2-vs-D2"
+    duel.mkdir(parents=True)
+    assert overlap_lines(s, points)[1] == ("Finished points at one k whose intervals overlap (3 pairs): "
+                                           "D2–L2 (duel below), C4–D4, D4–L4.")
