@@ -33,6 +33,11 @@ class PointResult:
     nodes: str  # the arm's player per move: median [5%, 95%]
     depth: str
 
+    @property
+    def finished(self) -> bool:
+        """Every planned game played: only then is a point in the trend, the shares and the pairs."""
+        return self.games >= self.planned
+
 
 def collect(sweep: SweepConfig) -> list[PointResult]:
     """Every point of the sweep that has games, k by k."""
@@ -61,7 +66,7 @@ def table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
              "| arm | k | player's budget | games | W-D-L | Elo [95%] |" + share_head + " nodes per move, median [5%, 95%] | "
              "depth, median [5%, 95%] |", "|---|---|---|---|---|---|" + ("---|" if sweep.ceiling else "") + "---|---|"]
     for p in points:
-        games = f"{p.games}" + ("" if p.games >= p.planned else f" of {p.planned} (running)")
+        games = f"{p.games}" + ("" if p.finished else f" of {p.planned} (running)")
         elo = "-" if p.elo is None else _interval(p.elo)
         share = ""
         if sweep.ceiling:
@@ -83,15 +88,15 @@ def by_k(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     def cell(p: PointResult | None) -> str:
         if p is None or p.elo is None:
             return "-" if p is None else f"({p.games} of {p.planned})"
-        return _interval(p.elo) + ("" if p.games >= p.planned else f" ({p.games} of {p.planned})")
+        return _interval(p.elo) + ("" if p.finished else f" ({p.games} of {p.planned})")
 
     def shares(k: int) -> str:
         top = found.get((ceiling, k))
-        if top is None or top.elo is None or top.elo.elo <= 0 or top.games < top.planned:
+        if top is None or top.elo is None or top.elo.elo <= 0 or not top.finished:
             return "-"
         done = [(a, found[(a, k)]) for a in arms if a != ceiling and (a, k) in found]
         return ", ".join(f"{a} {100 * p.elo.elo / top.elo.elo:.0f}%" for a, p in done
-                         if p.elo is not None and p.games >= p.planned) or "-"
+                         if p.elo is not None and p.finished) or "-"
     share_head = f" share of {ceiling}'s gain |" if ceiling else ""
     lines = ["| k | " + " | ".join(arms) + " |" + share_head,
              "|---|" + "---|" * len(arms) + ("---|" if ceiling else "")]
@@ -122,7 +127,7 @@ def trends(sweep: SweepConfig, points: list[PointResult], min_points: int = 3) -
     out = []
     top = max(sweep.workers)
     for arm in sweep.arms:
-        mine = [p for p in points if p.arm == arm.key and p.elo is not None and p.games >= p.planned
+        mine = [p for p in points if p.arm == arm.key and p.elo is not None and p.finished
                 and math.isfinite(p.elo.low) and math.isfinite(p.elo.high)]
         rows = [(p.k, p.elo.elo, max(1.0, (p.elo.high - p.elo.low) / (2 * 1.96))) for p in mine]
         if arm.first > 1 and 1 in sweep.workers:
@@ -183,7 +188,7 @@ def duel_table(sweep: SweepConfig) -> list[str]:
 def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:
     """The pairs of finished points at the same k whose 95% intervals overlap: the pairs the
     points alone do not order, which a duel settles (the ceiling arm is not a player)."""
-    done = [p for p in points if p.elo is not None and p.games >= p.planned and p.arm != ceiling]
+    done = [p for p in points if p.elo is not None and p.finished and p.arm != ceiling]
     pairs = []
     for i, a in enumerate(done):
         for b in done[i + 1:]:
@@ -226,13 +231,13 @@ def plot(sweep: SweepConfig, points: list[PointResult], path: Path) -> Path | No
         low = [max(0.0, p.elo.elo - max(p.elo.low, -1000)) for p in mine]
         high = [max(0.0, min(p.elo.high, 1000) - p.elo.elo) for p in mine]
         bars = ax.errorbar(ks, elo, yerr=[low, high], marker="o", capsize=3, label=arm.label)
-        running = [j for j, p in enumerate(mine) if p.games < p.planned]
+        running = [j for j, p in enumerate(mine) if not p.finished]
         if running:  # a point still being played: a hollow marker
             ax.plot([ks[j] for j in running], [elo[j] for j in running], "o", markerfacecolor="white", zorder=5,
                     color=bars[0].get_color())
         trend = lines.get(arm.key)
         if trend is not None:  # the trend, dashed, over the k measured (the table says where it leads)
-            top, last = max(sweep.workers), max(p.k for p in mine if p.games >= p.planned)
+            top, last = max(sweep.workers), max(p.k for p in mine if p.finished)
             origin = trend.at[top] - trend.per_doubling * math.log2(top)
             ax.plot([1, last], [origin, origin + trend.per_doubling * math.log2(last)], linestyle="--",
                     linewidth=0.8, color=bars[0].get_color())
