@@ -200,12 +200,34 @@ def tt_export_deep(tt, min_depth: int, count: int):
     slot order): what a lazy-cluster worker sends the others at a slice boundary.  The
     selection and its order depend only on the table's contents, so two runs of one search
     send the same message (``tt_export``'s partition may pick among ties differently)."""
-    stored, data = tt[0][0::2], tt[0][1::2].view(np.int64)
-    used = np.nonzero(stored)[0]
-    if used.size == 0 or count <= 0:
+    if count <= 0:
         return np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    depths = (data[used] >> 19) & 0xFF
-    keep = depths >= min_depth
-    used, depths = used[keep], depths[keep]
-    used = used[np.argsort(-depths, kind="stable")[:count]]
+    used = _deepest_slots(tt[0], min_depth, count)
+    stored, data = tt[0][0::2], tt[0][1::2].view(np.int64)
     return stored[used] ^ data[used].astype(np.uint64), data[used].copy()
+
+
+@njit(cache=True)
+def _deepest_slots(slots, min_depth, count):
+    """``tt_export_deep``'s selection in one compiled pass: the first ``count`` used slots of
+    each depth, in slot order, then the buckets read from the deepest.  A lazy-cluster worker
+    exports at every slice boundary, and sorting every used slot of a full table made the
+    export cost more than the search it follows."""
+    first = np.empty((256, count), np.int64)
+    fill = np.zeros(256, np.int64)
+    for i in range(slots.shape[0] // 2):
+        if slots[2 * i] == 0:
+            continue
+        d = np.int64((slots[2 * i + 1] >> np.uint64(19)) & np.uint64(0xFF))
+        if d >= min_depth and fill[d] < count:
+            first[d, fill[d]] = i
+            fill[d] += 1
+    out = np.empty(count, np.int64)
+    n = 0
+    for d in range(255, -1, -1):
+        for j in range(fill[d]):
+            if n == count:
+                return out
+            out[n] = first[d, j]
+            n += 1
+    return out[:n]

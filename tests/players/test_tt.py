@@ -23,6 +23,7 @@ from players.core.tt import (
     pack_entry,
     table_entries,
     tt_export,
+    tt_export_deep,
     tt_import,
     tt_probe,
     tt_store,
@@ -138,3 +139,34 @@ def test_exported_entries_are_the_deepest_and_an_import_keeps_what_is_deeper():
     assert entry_depth(tt_probe(target, deep)) == 255
     for key, data in zip(sent_keys[1:], sent_data[1:]):
         assert tt_probe(target, key) == data
+
+
+def _export_deep_by_sorting(tt, min_depth, count):
+    """The lazy cluster's export as its definition reads: every used slot deep enough, stably
+    sorted deepest first, the first ``count``."""
+    stored, data = tt[0][0::2], tt[0][1::2].view(np.int64)
+    used = np.nonzero(stored)[0]
+    depths = (data[used] >> 19) & 0xFF
+    used, depths = used[depths >= min_depth], depths[depths >= min_depth]
+    used = used[np.argsort(-depths, kind="stable")[:count]]
+    return stored[used] ^ data[used].astype(np.uint64), data[used]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_deep_export_sends_the_deepest_entries_ties_in_slot_order(seed):
+    rng = np.random.default_rng(seed)
+    tt = new_table(0.05)
+    n = tt[0].size // 2
+    used = rng.random(n) < rng.choice([0.01, 0.3, 1.0])
+    depth = rng.integers(0, rng.choice([3, 12, 64]), n).astype(np.uint64)
+    data = rng.integers(0, 1 << 19, n).astype(np.uint64) | (depth << np.uint64(19))
+    keys = rng.integers(1, 1 << 62, n).astype(np.uint64)
+    tt[0][0::2] = np.where(used, keys ^ data, 0)
+    tt[0][1::2] = np.where(used, data, 0)
+    for min_depth, count in [(0, 1), (4, 3), (2, 256), (0, 4 * n), (70, 5)]:
+        keys_out, data_out = tt_export_deep(tt, min_depth, count)
+        want_keys, want_data = _export_deep_by_sorting(tt, min_depth, count)
+        assert keys_out.dtype == np.uint64 and data_out.dtype == np.int64
+        assert np.array_equal(keys_out, want_keys) and np.array_equal(data_out, want_data)
+        assert set(keys_out.tolist()) <= set(keys[used].tolist())
+    assert tt_export_deep(tt, 0, 0)[0].size == 0
