@@ -50,11 +50,12 @@ def move_budgets(records: Sequence[GameRecord]) -> dict[str, MoveBudgets]:
         game = chess.pgn.read_game(io.StringIO(record.pgn))
         if game is None:
             continue
+        turn = game.board().turn  # tracked, not read from each node: a node's board replays the game
         for node in game.mainline():
-            comment = node.comment or ""
+            comment, mover_is_white, turn = node.comment or "", turn == chess.WHITE, not turn
             if not comment or comment == "book":
                 continue
-            mover = record.white if node.parent.board().turn == chess.WHITE else record.black
+            mover = record.white if mover_is_white else record.black
             budget = out.setdefault(mover, MoveBudgets(mover))
             if m := NODES.search(comment):
                 budget.nodes.append(int(m.group(1)))
