@@ -208,6 +208,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=commands.cmd_scaling_duel)
+    for step, helptext in (("archive", "copy every point's and duel's games into a results folder to commit "
+                                       "(whole games only; never shortens an archive)"),
+                           ("restore", "put archived games back into the runs folder, so play and duel resume "
+                                       "on a fresh clone (never shortens a local record)")):
+        q = steps.add_parser(step, help=helptext)
+        q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
+        q.add_argument("--results", type=Path, default=Path("docs/results/scaling"),
+                       help="the committed folder of compressed games (default: docs/results/scaling)")
+        q.set_defaults(func=commands.cmd_scaling_carry)
     q = steps.add_parser("report", help="the sweep's table and plot from the games so far (safe while it runs)")
     q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
     q.add_argument("--output", type=Path, default=Path("reports/scaling"), help="folder for table.md and elo.png")

@@ -384,6 +384,21 @@ def cmd_scaling_duel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scaling_carry(args: argparse.Namespace) -> int:
+    """Archive a sweep's games into the committed results folder, or restore them from it."""
+    from tournaments.scaling.archive import archive, restore
+    from tournaments.scaling.config import load_sweep
+    sweep = load_sweep(args.config)
+    step = archive if args.step == "archive" else restore
+    copied = step(sweep, args.results)
+    source, target = (sweep.output, args.results) if args.step == "archive" else (args.results, sweep.output)
+    for c in copied:
+        print(f"{c.folder}: {c.before} -> {c.games} games")
+    print(f"{args.step}: {len(copied)} folder(s) copied from {source} to {target}"
+          + ("" if copied else " (each already held as many games)"))
+    return 0
+
+
 def cmd_scaling_report(args: argparse.Namespace) -> int:
     """The sweep's table and plot from the games played so far."""
     from tournaments.scaling.config import load_sweep

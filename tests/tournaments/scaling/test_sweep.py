@@ -192,3 +192,30 @@ def test_pairs_whose_intervals_overlap_are_listed_stronger_first_and_their_duels
     duel.mkdir(parents=True)
     assert overlap_lines(s, points)[1] == ("Finished points at one k whose intervals overlap (3 pairs): "
                                            "D2–L2 (duel below), C4–D4, D4–L4.")
+
+
+def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
+    import lzma
+
+    from tournaments.scaling.archive import archive, restore
+    s = sweep(tmp_path)
+    results = tmp_path / "results"
+    point, duel = s.output / "F-2", s.output / "duels" / "F4-vs-F2"
+    for folder in (point, duel):
+        folder.mkdir(parents=True)
+    (point / "games.jsonl").write_text('{"id": "0-0"}\n{"id": "0-1"}\n{"id": "1-')  # a game being written
+    (duel / "games.jsonl").write_text('{"id": "0-0"}\n')
+    (duel / "summary.md").write_text("# duel\n")
+    copied = archive(s, results)
+    assert [(c.folder, c.before, c.games) for c in copied] == [("F-2", 0, 2), ("duels/F4-vs-F2", 0, 1)]
+    assert lzma.decompress((results / "F-2" / "games.jsonl.xz").read_bytes()) == b'{"id": "0-0"}\n{"id": "0-1"}\n'
+    assert (results / "duels" / "F4-vs-F2" / "summary.md").read_text() == "# duel\n"
+    assert archive(s, results) == []  # nothing new
+    (point / "games.jsonl").write_text('{"id": "0-0"}\n')  # a shorter local copy never shrinks the archive
+    assert archive(s, results) == []
+    restored = restore(s, results)
+    assert [(c.folder, c.before, c.games) for c in restored] == [("F-2", 1, 2)]
+    assert (point / "games.jsonl").read_text() == '{"id": "0-0"}\n{"id": "0-1"}\n'
+    (duel / "games.jsonl").write_text('{"id": "0-0"}\n{"id": "0-1"}\n')  # the local copy ran ahead
+    assert restore(s, results) == []
+    assert (duel / "games.jsonl").read_text().count("\n") == 2

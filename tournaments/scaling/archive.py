@@ -1,0 +1,87 @@
+"""A sweep's games carried between machines: ``archive`` compresses every point's and duel's
+finished games into a folder that is committed, ``restore`` puts them back where ``play`` and
+``duel`` resume from.
+
+A sweep takes days of one core, and the machine that starts a point is often not the one that
+finishes it: the games in the results folder are the sweep's state, and the runs folder only a
+working copy of it.  Neither step ever shortens a record: a torn last line (a game being
+written) stays behind, and a copy with fewer games never replaces one with more."""
+from __future__ import annotations
+
+import lzma
+from dataclasses import dataclass
+from pathlib import Path
+
+from tournaments.scaling.config import SweepConfig
+
+GAMES, ARCHIVED, SUMMARY = "games.jsonl", "games.jsonl.xz", "summary.md"
+
+
+@dataclass(frozen=True)
+class Copied:
+    """One point's or duel's games moved by ``archive`` or ``restore``."""
+
+    folder: str  # relative to the sweep's output: ``L-16``, ``duels/D4-vs-L4``
+    games: int  # the games the copy now holds
+    before: int  # the games the destination held
+
+
+def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
+    """Every point and duel whose games in the runs folder outnumber those in ``results``."""
+    out = []
+    for name in _folders(sweep.output):
+        lines = _whole_lines((sweep.output / name / GAMES).read_bytes())
+        target = results / name
+        before = _count(_read_xz(target / ARCHIVED))
+        if len(lines) <= before:
+            continue
+        target.mkdir(parents=True, exist_ok=True)
+        partial = target / (ARCHIVED + ".part")
+        partial.write_bytes(lzma.compress(b"".join(lines), preset=9))
+        partial.replace(target / ARCHIVED)  # a kill mid-write leaves the old archive whole
+        if (sweep.output / name / SUMMARY).exists():
+            (target / SUMMARY).write_bytes((sweep.output / name / SUMMARY).read_bytes())
+        out.append(Copied(name, len(lines), before))
+    return out
+
+
+def restore(sweep: SweepConfig, results: Path) -> list[Copied]:
+    """Every archived point and duel with more games than its runs folder holds, put back there."""
+    out = []
+    for name in _folders(results, ARCHIVED):
+        data = _read_xz(results / name / ARCHIVED)
+        lines = _whole_lines(data)
+        target = sweep.output / name
+        local = target / GAMES
+        before = _count(local.read_bytes()) if local.exists() else 0
+        if len(lines) <= before:
+            continue
+        target.mkdir(parents=True, exist_ok=True)
+        partial = target / (GAMES + ".part")
+        partial.write_bytes(b"".join(lines))
+        partial.replace(local)
+        out.append(Copied(name, len(lines), before))
+    return out
+
+
+def _folders(root: Path, file: str = GAMES) -> list[str]:
+    """Point folders (``F-16``) and duel folders (``duels/D4-vs-L4``) under ``root`` holding ``file``."""
+    if not root.is_dir():
+        return []
+    found = [p.parent.relative_to(root) for p in root.glob(f"*/{file}")]
+    found += [p.parent.relative_to(root) for p in root.glob(f"duels/*/{file}")]
+    return sorted(p.as_posix() for p in found)
+
+
+def _read_xz(path: Path) -> bytes:
+    return lzma.decompress(path.read_bytes()) if path.exists() else b""
+
+
+def _whole_lines(data: bytes) -> list[bytes]:
+    """The complete lines of a record (a game still being written has no newline yet)."""
+    lines = data.splitlines(keepends=True)
+    return [line for line in lines if line.endswith(b"\n") and line.strip()]
+
+
+def _count(data: bytes) -> int:
+    return len(_whole_lines(data))
