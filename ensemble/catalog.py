@@ -39,6 +39,9 @@ from players.player import InstancePlayer, Player, instance_name
 
 KINDS = ("instance", "ensemble", "decomposition", "cascade", "uci", "xboard")
 FOLDERS = {"ensembles": "ensemble", "decomposition": "decomposition", "cascade": "cascade", "engines": "uci"}
+# Keys only another kind's file has: an ensemble file outside configs/ holding one is named with it.
+KIND_HINTS = {"algorithm": ("a decomposition", "decomposition"), "command": ("an external engine", "uci"),
+              "decomposition": ("a cascade", "cascade")}
 CONFIG_KINDS = ("ensembles", "decomposition", "cascade", "engines")  # where a player's name is looked up
 INSTANCE_KEYS = {"kind", "name", "description", "mask", "weights"}
 ENGINE_KEYS = {"kind", "name", "description", "command", "options", "timeout"}
@@ -115,7 +118,15 @@ def file_kind(path: Path) -> str:
     data = src.data
     declared = data.get("kind") if isinstance(data, dict) else None
     if declared is None:
-        return FOLDERS.get(path.parent.name, "ensemble")
+        if path.parent.name in FOLDERS:
+            return FOLDERS[path.parent.name]
+        hinted = [key for key in KIND_HINTS if isinstance(data, dict) and key in data and "instances" not in data]
+        for key in hinted:  # said, not guessed: read as an ensemble, the file would fail key by key
+            src.problem((key,), f"{KIND_HINTS[key][0]}'s key, and outside configs/<kind>/ a player file is read as "
+                                f"an ensemble unless it says what it is: add `kind: {KIND_HINTS[key][1]}`")
+        if hinted:
+            raise ConfigError(src.problems)
+        return "ensemble"
     if declared not in KINDS:
         src.problem(("kind",), f"unknown kind {declared!r}; known: {', '.join(KINDS)}")
         raise ConfigError(src.problems)

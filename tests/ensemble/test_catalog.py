@@ -104,7 +104,11 @@ def test_a_file_without_kind_outside_the_kinds_folders_is_an_ensemble(tmp_path):
     path.write_text(DECOMPOSITION)  # a decomposition's keys: never guessed from them
     with pytest.raises(ConfigError) as info:
         describe(path)
-    assert f"{path}:1: algorithm: unknown key" in str(info.value)
+    assert str(info.value) == (f"{path}:1: algorithm: a decomposition's key, and outside configs/<kind>/ a player "
+                               "file is read as an ensemble unless it says what it is: add `kind: decomposition`")
+    path.write_text("instances:\n  - {mask: MBXKPAR}\nalgorithm: x\n")  # an ensemble with a stray key
+    with pytest.raises(ConfigError, match=f"{path}:3: algorithm: unknown key"):
+        describe(path)
 
 
 def test_an_unknown_kind_is_named_with_its_file_line_and_field(tmp_path):
