@@ -212,22 +212,65 @@ def _deepest_slots(slots, min_depth, count):
     """``tt_export_deep``'s selection in one compiled pass: the first ``count`` used slots of
     each depth, in slot order, then the buckets read from the deepest.  A lazy-cluster worker
     exports at every slice boundary, and sorting every used slot of a full table made the
-    export cost more than the search it follows."""
-    first = np.empty((256, count), np.int64)
-    fill = np.zeros(256, np.int64)
+    export cost more than the search it follows.
+
+    Memory is O(count), whatever ``count`` a config asks for: candidates go into a pool of
+    2 × ``count`` slots, and a full pool is compacted to the at most ``count`` that can still
+    be sent.  A depth's share only shrinks as deeper entries turn up, so what a compaction
+    drops is never needed later, and the pool, filled in slot order, keeps each depth's
+    earliest slots."""
+    size = min(2 * count, slots.shape[0] // 2)
+    pool = np.empty(size, np.int64)
+    pool_depth = np.empty(size, np.int64)
+    seen = np.zeros(256, np.int64)  # slots of each depth met so far, up to count
+    floor = np.int64(min_depth)  # shallower entries can no longer be sent
+    n = 0
     for i in range(slots.shape[0] // 2):
         if slots[2 * i] == 0:
             continue
         d = np.int64((slots[2 * i + 1] >> np.uint64(19)) & np.uint64(0xFF))
-        if d >= min_depth and fill[d] < count:
-            first[d, fill[d]] = i
-            fill[d] += 1
-    out = np.empty(count, np.int64)
-    n = 0
+        if d < floor or seen[d] >= count:
+            continue
+        if n == size:
+            n, floor = _compact_pool(pool, pool_depth, n, seen, count, floor)
+            if d < floor:
+                continue
+        seen[d] += 1
+        pool[n] = i
+        pool_depth[n] = d
+        n += 1
+    n, floor = _compact_pool(pool, pool_depth, n, seen, count, floor)
+    start = np.zeros(257, np.int64)  # deepest first: depth d's slots begin at start[d + 1]
     for d in range(255, -1, -1):
-        for j in range(fill[d]):
-            if n == count:
-                return out
-            out[n] = first[d, j]
-            n += 1
-    return out[:n]
+        start[d] = start[d + 1] + seen[d]
+    out = np.empty(n, np.int64)
+    for j in range(n):
+        d = pool_depth[j]
+        out[start[d + 1]] = pool[j]
+        start[d + 1] += 1
+    return out
+
+
+@njit(cache=True)
+def _compact_pool(pool, pool_depth, n, seen, count, floor):
+    """Keep, in order, each depth's share of ``count`` read from the deepest; ``seen`` becomes
+    the kept numbers, and the returned floor the shallowest depth still wanted."""
+    quota = np.zeros(256, np.int64)
+    left = count
+    for d in range(255, -1, -1):
+        quota[d] = min(seen[d], left)
+        left -= quota[d]
+        if left == 0:
+            floor = d + 1  # depth d's share is filled and can only shrink
+            break
+    kept = np.zeros(256, np.int64)
+    m = 0
+    for j in range(n):
+        d = pool_depth[j]
+        if kept[d] < quota[d]:
+            kept[d] += 1
+            pool[m] = pool[j]
+            pool_depth[m] = d
+            m += 1
+    seen[:] = kept
+    return m, floor

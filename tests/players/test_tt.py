@@ -158,12 +158,13 @@ def test_the_deep_export_sends_the_deepest_entries_ties_in_slot_order(seed):
     tt = new_table(0.05)
     n = tt[0].size // 2
     used = rng.random(n) < rng.choice([0.01, 0.3, 1.0])
-    depth = rng.integers(0, rng.choice([3, 12, 64]), n).astype(np.uint64)
+    depth = rng.integers(0, rng.choice([3, 12, 64, 256]), n).astype(np.uint64)
     data = rng.integers(0, 1 << 19, n).astype(np.uint64) | (depth << np.uint64(19))
     keys = rng.integers(1, 1 << 62, n).astype(np.uint64)
     tt[0][0::2] = np.where(used, keys ^ data, 0)
     tt[0][1::2] = np.where(used, data, 0)
-    for min_depth, count in [(0, 1), (4, 3), (2, 256), (0, 4 * n), (70, 5)]:
+    # small counts fill the selection's pool many times over; 10**9 must not allocate per count
+    for min_depth, count in [(0, 1), (4, 3), (1, 7), (0, 40), (2, 256), (0, 4 * n), (70, 5), (0, 10**9)]:
         keys_out, data_out = tt_export_deep(tt, min_depth, count)
         want_keys, want_data = _export_deep_by_sorting(tt, min_depth, count)
         assert keys_out.dtype == np.uint64 and data_out.dtype == np.int64
