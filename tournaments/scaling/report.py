@@ -13,7 +13,10 @@ from tournaments.match.report import MoveBudgets, move_budgets
 from tournaments.match.run import read_records, summarise
 from base.config import ConfigError
 from tournaments.scaling.config import SweepConfig
+from scipy.stats import norm
+
 from tournaments.statistics.elo import EloEstimate
+from tournaments.statistics.stats import holm
 
 BEGIN, END = "<!-- sweep table: begin -->", "<!-- sweep table: end -->"
 # Optional in a document: the points read across, k by k (``by_k``).
@@ -198,6 +201,55 @@ def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[t
     return pairs
 
 
+@dataclass(frozen=True)
+class PairTest:
+    """Two finished points at one k, compared through their scores against the same baseline."""
+
+    first: str  # the higher point estimate
+    second: str
+    apart: float  # Elo, first minus second
+    p: float  # two-sided, "the two score alike against the baseline"
+    holm: float  # p adjusted over the family: every pair of finished points at one k
+
+
+def pair_tests(points: list[PointResult], ceiling: str | None = None) -> list[PairTest]:
+    """Every pair of finished points at the same k (the ceiling is not a player), tested on the
+    difference of their mean scores with the two standard errors added as if independent.
+    Both points played the same openings against the same baseline, which correlates their
+    scores positively, so the true error of the difference is smaller: the test is
+    conservative.  Holm's adjustment runs over all the pairs, at every k: the family of
+    "this arm beats that one" claims the sweep can make."""
+    done = [p for p in points if p.elo is not None and p.finished and p.arm != ceiling]
+    raw = []
+    for i, a in enumerate(done):
+        for b in done[i + 1:]:
+            if a.k != b.k:
+                continue
+            first, second = (a, b) if a.elo.elo >= b.elo.elo else (b, a)
+            se = math.hypot(first.elo.se, second.elo.se)
+            z = (first.elo.score - second.elo.score) / se if se > 0 else math.inf
+            raw.append((first, second, float(2 * norm.sf(abs(z)))))
+    adjusted = holm([p for _, _, p in raw])
+    return [PairTest(f"{a.arm}{a.k}", f"{b.arm}{b.k}", a.elo.elo - b.elo.elo, p, h)
+            for (a, b, p), h in zip(raw, adjusted)]
+
+
+def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
+    """The pair tests as a table, k by k, each with its duel if one was played."""
+    tests = pair_tests(points, sweep.ceiling)
+    if not tests:
+        return []
+    played = {frozenset(d) for d in sweep.duels()}
+    rows = [f"| {t.first}–{t.second} | {t.apart:+.0f} | {t.p:.2g} | {t.holm:.2g} | "
+            f"{'played' if frozenset((t.first, t.second)) in played else '-'} |" for t in tests]
+    return ["", f"Every pair of finished points at one k ({len(tests)} pairs, the ceiling left out): the two "
+            "scores against the same baseline compared, standard errors added as if independent "
+            "(conservative: the points share openings and baseline); p two-sided, then Holm-adjusted over "
+            "all the pairs. A pair with Holm p < 0.05 is ordered by the points alone; the others are "
+            "what the duels are for.", "",
+            "| pair | Elo apart | p | Holm p | duel |", "|---|---|---|---|---|"] + rows
+
+
 def overlap_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     """The overlapping pairs, each with its duel if one was played (in either order)."""
     pairs = overlapping(points, sweep.ceiling)
@@ -264,7 +316,8 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
-    lines = table(sweep, points) + overlap_lines(sweep, points) + duel_table(sweep) + trend_table(sweep, points)
+    lines = (table(sweep, points) + overlap_lines(sweep, points) + pair_lines(sweep, points) + duel_table(sweep)
+             + trend_table(sweep, points))
     across = ["", "The same points by k:", ""] + by_k(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"

@@ -40,6 +40,12 @@ class EloEstimate:
     los: float  # likelihood of superiority, 0..1
 
     @property
+    def se(self) -> float:
+        """Standard error of the mean score, read back from the 95% interval (which is the
+        mean score ± 1.96 se mapped through the Elo model)."""
+        return (score_from_elo(self.high) - score_from_elo(self.low)) / (2 * Z95)
+
+    @property
     def p_value(self) -> float:
         """Two-sided p-value of 'the score is not 50 %' (the same normal model as LOS)."""
         return min(1.0, 2 * min(self.los, 1 - self.los))

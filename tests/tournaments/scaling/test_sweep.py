@@ -219,3 +219,28 @@ def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
     (duel / "games.jsonl").write_text('{"id": "0-0"}\n{"id": "0-1"}\n')  # the local copy ran ahead
     assert restore(s, results) == []
     assert (duel / "games.jsonl").read_text().count("\n") == 2
+
+
+def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(tmp_path):
+    from tournaments.scaling.report import PointResult, pair_lines, pair_tests
+    from tournaments.statistics.elo import Z95, EloEstimate, elo_from_score
+    s = sweep(tmp_path)
+
+    def point(arm: str, k: int, score: float, se: float, games: int = 400) -> PointResult:
+        estimate = EloEstimate(games, score, elo_from_score(score), elo_from_score(score - Z95 * se),
+                               elo_from_score(score + Z95 * se), 0.9)
+        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), estimate, "-", "-")
+    points = [point("F", 2, 0.8, 0.01),  # the ceiling: in no pair
+              point("L", 2, 0.5, 0.02), point("D", 2, 0.6, 0.02),
+              point("C", 4, 0.53, 0.015), point("D", 4, 0.55, 0.02), point("H", 4, 0.7, 0.02, games=200)]
+    assert points[1].elo.se == pytest.approx(0.02)
+    tests = pair_tests(points, "F")
+    assert [(t.first, t.second) for t in tests] == [("D2", "L2"), ("D4", "C4")]
+    # z = 0.1 / (0.02 * sqrt 2) = 3.536 and z = 0.02 / 0.025 = 0.8, by hand; Holm over the two
+    assert tests[0].p == pytest.approx(4.0695e-4, rel=1e-3) and tests[0].holm == pytest.approx(8.139e-4, rel=1e-3)
+    assert tests[1].p == pytest.approx(0.42371, rel=1e-3) and tests[1].holm == pytest.approx(0.42371, rel=1e-3)
+    assert tests[0].apart == pytest.approx(elo_from_score(0.6))
+    (s.output / "duels" / "D2-vs-L2").mkdir(parents=True)
+    lines = pair_lines(s, points)
+    assert lines[-2] == "| D2–L2 | +70 | 0.00041 | 0.00081 | played |"
+    assert lines[-1] == "| D4–C4 | +14 | 0.42 | 0.42 | - |"
