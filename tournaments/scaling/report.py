@@ -9,12 +9,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from scipy.stats import norm
+
 from tournaments.match.report import MoveBudgets, move_budgets
 from tournaments.match.run import read_records, summarise
 from base.config import ConfigError
 from tournaments.scaling.config import SweepConfig
-from scipy.stats import norm
-
 from tournaments.statistics.elo import EloEstimate
 from tournaments.statistics.stats import holm
 
@@ -215,9 +215,9 @@ class PairTest:
 def pair_tests(points: list[PointResult], ceiling: str | None = None) -> list[PairTest]:
     """Every pair of finished points at the same k (the ceiling is not a player), tested on the
     difference of their mean scores with the two standard errors added as if independent.
-    Both points played the same openings against the same baseline, which correlates their
-    scores positively, so the true error of the difference is smaller: the test is
-    conservative.  Holm's adjustment runs over all the pairs, at every k: the family of
+    Both points played the same openings against the same baseline; where that correlates
+    their results positively, as it is likely to, the true error of the difference is
+    smaller and the test conservative.  Holm's adjustment runs over all the pairs, at every k: the family of
     "this arm beats that one" claims the sweep can make."""
     done = [p for p in points if p.elo is not None and p.finished and p.arm != ceiling]
     raw = []
@@ -244,7 +244,7 @@ def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
             f"{'played' if frozenset((t.first, t.second)) in played else '-'} |" for t in tests]
     return ["", f"Every pair of finished points at one k ({len(tests)} pairs, the ceiling left out): the two "
             "scores against the same baseline compared, standard errors added as if independent "
-            "(conservative: the points share openings and baseline); p two-sided, then Holm-adjusted over "
+            "(conservative where shared openings correlate the two points); p two-sided, then Holm-adjusted over "
             "all the pairs. A pair with Holm p < 0.05 is ordered by the points alone; the others are "
             "what the duels are for.", "",
             "| pair | Elo apart | p | Holm p | duel |", "|---|---|---|---|---|"] + rows
