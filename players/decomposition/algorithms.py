@@ -123,7 +123,8 @@ class ParallelResult:
 class Master:
     def __init__(self, runner: Runner, options: SearcherConfig, key: str, score_sharing: bool = True,
                  min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
-                 null_window: bool = True, speculative: bool = False, margin: int = 25) -> None:
+                 null_window: bool = True, speculative: bool = False, margin: int = 25,
+                 whole_budget: bool = False) -> None:
         self.runner = runner
         self.options = options
         self.key = key
@@ -133,6 +134,7 @@ class Master:
         self.null_window = null_window
         self.speculative = speculative
         self.margin = margin
+        self.whole_budget = whole_budget  # shared_smp: every worker spends its share of a node budget
         self.root_nodes: dict[str, int] = {}  # nodes per root move in the last speculative iteration
         self.tally = Tally()
         self._ids = itertools.count(first_job)  # job ids stay unique over a game's moves
@@ -587,7 +589,9 @@ def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int,
     """Lazy SMP (and ABDADA, when the options defer) over one shared table: one job per
     worker, each the whole iterative deepening to ``depth``.  The first worker to finish
     answers and the others are stopped; a deadline stops them all and the deepest completed
-    iteration answers.  Every worker's nodes are counted, the stopped ones' too."""
+    iteration answers.  Every worker's nodes are counted, the stopped ones' too.  With
+    ``master.whole_budget`` a worker that has used its share of a node budget stops no one:
+    the others search theirs to the end, as they would alongside it on cores of their own."""
     start = time.perf_counter()
     runner = master.runner
     n = runner.workers
@@ -600,7 +604,8 @@ def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int,
     futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
                                 each, tuple(searchmoves), key=ids[w]) for w in range(n)]
     first = runner.first_done(futures)
-    stop_running(runner, [j for j, f in zip(ids, futures) if f is not first])
+    if not (master.whole_budget and each is not None and first.result().depth < depth):
+        stop_running(runner, [j for j, f in zip(ids, futures) if f is not first])
     results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
     master.running.difference_update(ids)
     for r in results:

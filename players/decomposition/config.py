@@ -23,6 +23,10 @@
     in_process: false          # the workers are search threads of this process, no Dask at all
                                # (an ensemble instance that is a parallel search; a match's game worker)
     tt_exchange: 1000          # lazy SMP: deepest entries each worker shares per iteration (0: none)
+    whole_budget: false        # abdada, lazy_smp over a shared table: under a node budget every worker
+                               # searches its share and the move ends when all have (false: when the
+                               # first has), so the team spends its budget however its threads are
+                               # scheduled: on one core time-sliced threads do not keep pace
     # lazy_cluster and master_tree (the node clock, docs/node-clock.md):
     slice: 2000                # nodes a worker searches between two boundaries (master_tree: 1000)
     exchange_depth: 4          # lazy_cluster: entries at least this deep are sent to the other workers ...
@@ -61,7 +65,8 @@ from .root_worker import ROOT_POLICIES, RootPolicyConfig
 from .split_clock import SplitClockConfig
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "search", "cluster",
+            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "whole_budget",
+            "search", "cluster",
             "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction", "node_clock",
             "order_depth"}
 LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
@@ -88,6 +93,7 @@ class DecompositionConfig:
     shared_table: bool = False
     threads: bool = False
     in_process: bool = False
+    whole_budget: bool = False  # abdada, lazy_smp over a shared table: every worker spends its share
     lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
     master_tree: MasterTreeConfig | None = None  # master_tree and its policies: settings on the node clock
     split_clock: SplitClockConfig | None = None  # root_split, pv_split, dynamic_split with node_clock: true
@@ -106,7 +112,8 @@ class DecompositionConfig:
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""
         return {"score_sharing": self.score_sharing, "min_split_depth": self.min_split_depth,
-                "null_window": self.null_window, "speculative": self.speculative, "margin": self.margin}
+                "null_window": self.null_window, "speculative": self.speculative, "margin": self.margin,
+                "whole_budget": self.whole_budget}
 
 
 def load_decomposition(path: str | Path | None = None, text: str | None = None, **overrides) -> DecompositionConfig:
@@ -147,6 +154,10 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     in_process = get_bool(src, data, ("in_process",), False)
     if in_process and cluster.get("scheduler"):
         src.problem(("in_process",), "search threads of this process need no cluster.scheduler")
+    whole_budget = get_bool(src, data, ("whole_budget",), False)
+    if whole_budget and not (algorithm == "abdada" or (algorithm == "lazy_smp" and shared)):
+        src.problem(("whole_budget",), f"only abdada and lazy_smp over a shared table split a node budget "
+                                       f"into shares, not {algorithm!r}")
     if algorithm == "ybw" and workers > 1 and not (threads or in_process):
         src.problem(("threads",), "ybw's split points are in the memory of one process: set threads: true")
     if algorithm == "abdada" and not shared:
@@ -210,7 +221,7 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
                                min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
                                speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
-                               lockstep, tree, split_clock, policy)
+                               whole_budget, lockstep, tree, split_clock, policy)
 
 
 def root_policy_from(src: YamlSource | Located, data: dict, algorithm: str, workers: int, margin: int,

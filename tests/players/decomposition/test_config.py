@@ -27,7 +27,7 @@ def test_bad_decomposition_files_are_named():
         load_decomposition(text="algorithm: root_split\nspeculative: true\nmargin: -5\n")
     config = load_decomposition(text="algorithm: root_split\nspeculative: true\nmargin: 40\nnull_window: false\n")
     assert config.master_options() == {"score_sharing": True, "min_split_depth": 5, "null_window": False,
-                                       "speculative": True, "margin": 40}
+                                       "speculative": True, "margin": 40, "whole_budget": False}
 
 
 def test_ybw_files():

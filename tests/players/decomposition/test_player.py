@@ -57,3 +57,26 @@ def test_the_ybw_player_answers_within_its_movetime_and_counts_its_splits():
                          "c2c4", 1000, 6)
     assert result.depth >= 5
     assert result.iterations and result.iterations[-1].depth == result.depth
+
+
+@pytest.mark.parametrize("whole_budget", [False, True])
+def test_abdada_with_whole_budget_spends_every_threads_share_of_a_node_budget(whole_budget):
+    # Four threads on this machine's cores do not keep pace: without whole_budget the first to
+    # use its share ends the move, with it every thread searches its share to the end.
+    config = load_decomposition(text="algorithm: abdada\nworkers: 4\nshared_table: true\nin_process: true\n"
+                                     f"whole_budget: {str(whole_budget).lower()}\nsearch: {{hash_mb: 4}}\n")
+    budget = 40_000
+    with DecompositionPlayer(config) as player:
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        result = player.search(board, Limit(nodes=budget))
+        assert chess.Move.from_uci(result.bestmove) in board.legal_moves
+        if whole_budget:
+            assert result.nodes == budget  # each of the four threads to its 10,000th node
+        else:
+            assert result.nodes <= budget
+
+
+def test_whole_budget_is_refused_where_no_node_budget_is_split_into_shares():
+    from base.config import ConfigError
+    with pytest.raises(ConfigError, match="whole_budget"):
+        load_decomposition(text="algorithm: pv_split\nworkers: 2\nwhole_budget: true\n")
