@@ -167,7 +167,7 @@ def trend_table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
 
 def duel_table(sweep: SweepConfig) -> list[str]:
     """The duels played so far: the first point's score against the second, and the SPRT's state."""
-    rows = []
+    found = []
     for first, second in sweep.duels():
         try:
             match = sweep.duel_match(first, second)
@@ -179,13 +179,20 @@ def duel_table(sweep: SweepConfig) -> list[str]:
         summary = summarise(match, records)[0]
         elo = summary.pentanomial()
         state = summary.sprt(match)
-        rows.append(f"| {first} against {second} | {summary.games} | {'-'.join(map(str, summary.wdl))} | "
-                    f"{'-' if elo is None else _interval(elo)} | {'-' if state is None else state.format()} |")
-    if not rows:
+        found.append((f"| {first} against {second} | {summary.games} | {'-'.join(map(str, summary.wdl))} | "
+                      f"{'-' if elo is None else _interval(elo)} | {'-' if state is None else state.format()} | ",
+                      None if elo is None else elo.p_value))
+    if not found:
         return []
+    tested = [p for _, p in found if p is not None]
+    adjusted = iter(holm(tested))
+    rows = [row + ("- | - |" if p is None else f"{p:.2g} | {next(adjusted):.2g} |") for row, p in found]
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
-            "is no stronger than the second, H1: 20 Elo stronger):", "",
-            "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT |", "|---|---|---|---|---|"] + rows
+            "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
+            "so each duel's result is also tested on its pentanomial score, two-sided, and Holm-adjusted over "
+            "the duels played):", "",
+            "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT | p | Holm p |",
+            "|---|---|---|---|---|---|---|"] + rows
 
 
 def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:

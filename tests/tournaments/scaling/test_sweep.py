@@ -120,6 +120,9 @@ def test_a_duel_played_is_resumed_and_reported_beside_the_points(tmp_path):
     table_file, _ = write_report(s, tmp_path / "report")
     row = next(line for line in table_file.read_text().splitlines() if line.startswith("| F4 against F2 |"))
     assert row.split(" | ")[1] == "2" and "llr" in row.lower()
+    cells = row.strip("| ").split(" | ")
+    p, adjusted = float(cells[-2]), float(cells[-1])
+    assert 0 <= p <= 1 and adjusted == pytest.approx(p, rel=0.05)  # one duel: Holm leaves its p as it is
 
 
 def test_each_point_shows_its_share_of_the_ceilings_gain_at_the_same_k(tmp_path):
