@@ -198,14 +198,16 @@ def duel_table(sweep: SweepConfig) -> list[str]:
 def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:
     """The pairs of finished points at the same k whose 95% intervals overlap: the pairs the
     points alone do not order, which a duel settles (the ceiling arm is not a player)."""
+    return [(f"{a.arm}{a.k}", f"{b.arm}{b.k}") for a, b in _pairs_at_one_k(points, ceiling)
+            if a.elo.low <= b.elo.high and b.elo.low <= a.elo.high]
+
+
+def _pairs_at_one_k(points: list[PointResult], ceiling: str | None) -> list[tuple[PointResult, PointResult]]:
+    """Every pair of finished points at the same k, the higher point estimate first (the
+    ceiling arm is not a player)."""
     done = [p for p in points if p.elo is not None and p.finished and p.arm != ceiling]
-    pairs = []
-    for i, a in enumerate(done):
-        for b in done[i + 1:]:
-            if a.k == b.k and a.elo.low <= b.elo.high and b.elo.low <= a.elo.high:
-                first, second = (a, b) if a.elo.elo >= b.elo.elo else (b, a)
-                pairs.append((f"{first.arm}{first.k}", f"{second.arm}{second.k}"))
-    return pairs
+    return [(a, b) if a.elo.elo >= b.elo.elo else (b, a)
+            for i, a in enumerate(done) for b in done[i + 1:] if a.k == b.k]
 
 
 @dataclass(frozen=True)
@@ -226,16 +228,11 @@ def pair_tests(points: list[PointResult], ceiling: str | None = None) -> list[Pa
     their results positively, as it is likely to, the true error of the difference is
     smaller and the test conservative.  Holm's adjustment runs over all the pairs, at every k: the family of
     "this arm beats that one" claims the sweep can make."""
-    done = [p for p in points if p.elo is not None and p.finished and p.arm != ceiling]
     raw = []
-    for i, a in enumerate(done):
-        for b in done[i + 1:]:
-            if a.k != b.k:
-                continue
-            first, second = (a, b) if a.elo.elo >= b.elo.elo else (b, a)
-            se = math.hypot(first.elo.se, second.elo.se)
-            z = (first.elo.score - second.elo.score) / se if se > 0 else math.inf
-            raw.append((first, second, float(2 * norm.sf(abs(z)))))
+    for first, second in _pairs_at_one_k(points, ceiling):
+        se = math.hypot(first.elo.se, second.elo.se)
+        z = (first.elo.score - second.elo.score) / se if se > 0 else math.inf
+        raw.append((first, second, float(2 * norm.sf(abs(z)))))
     adjusted = holm([p for _, _, p in raw])
     return [PairTest(f"{a.arm}{a.k}", f"{b.arm}{b.k}", a.elo.elo - b.elo.elo, p, h)
             for (a, b, p), h in zip(raw, adjusted)]
