@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "once a sample of them, searched again, is identical")
     p.add_argument("--size", type=int, help="exactly this many instances; the outputs' names end in -SIZE")
     p.add_argument("--verify", type=int, default=200, help="searches to repeat before adopting (default 200)")
+    p.add_argument("--read", metavar="TEAM", help="tune nothing: read this written team (an ensemble file or a name "
+                   "in configs/ensembles) on the file's tune split and held-out games, beside the full engine")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=commands.cmd_autotune)
 

@@ -182,9 +182,22 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         config = replace(config, workers=args.workers)
     if args.size:
         config = config.of_size(args.size)
+    if args.read:
+        return _read_team(config, args)
     outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet,  # AutotuneError: exit 2
                            adopt=args.adopt, verify=args.verify)
     print(format_outcome(outcome))
+    return 0
+
+
+def _read_team(config, args: argparse.Namespace) -> int:
+    """``autotune --read TEAM``: the team's points on the two splits, nothing tuned or written."""
+    from ensemble.config import load_ensemble
+    from tournaments.autotune.run import read_team
+    r = read_team(config, load_ensemble(args.read), search=not args.no_search, progress=not args.quiet)
+    print(f"{r.team} ({r.criterion}) on {config.train.path.name}, {config.budget_key}, objective {config.objective}:")
+    print(f"  tune split, {r.tune_positions} positions: {r.tune:.4f} (full engine {r.full_tune:.4f})")
+    print(f"  held-out games, {r.held_out_positions} positions: {r.held_out:.4f} (full engine {r.full_held_out:.4f})")
     return 0
 
 

@@ -30,7 +30,7 @@ import yaml
 from base.errors import ConcilioError
 from base.runner import Runner, borrowed_or_own
 from ensemble.autotune import TuneResult, greedy_with_swaps
-from ensemble.config import InstanceConfig
+from ensemble.config import EnsembleConfig, InstanceConfig
 from ensemble.ballot import Ballot, SelectionInput
 from ensemble.selection import select
 from evaluation.spec import CATEGORIES, FULL_ENGINE
@@ -193,6 +193,53 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
                           len(validate_positions), added)
     return AutotuneOutcome(config, tuned, results, contenders, comparisons, len(tune.positions),
                            len(validate_positions), added, files)
+
+
+@dataclass(frozen=True)
+class TeamReading:
+    """A written team read again on its tune file's two splits, beside the full engine: a team's
+    held-out points when the run that chose it kept no report, or a check that a store still
+    reproduces the points its YAML was chosen with."""
+
+    team: str
+    criterion: str
+    tune: float
+    held_out: float
+    full_tune: float
+    full_held_out: float
+    tune_positions: int
+    held_out_positions: int
+
+
+def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = True, progress: bool = True,
+              runner: Runner | None = None, warn=lambda line: print(line, file=sys.stderr)) -> TeamReading:
+    """Mean points (or Val) of ``team`` under its own criterion and of the full engine, on the
+    tune split and on the held-out games of ``config``'s training set; searches only the
+    team's instances and the full engine (``search``), at the file's budget."""
+    from tournaments.suite.config import SuiteRunConfig
+    pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
+                            config.workers, False, config.source)
+    train = read_suites(pseudo, warn)[0]
+    tune_positions, held_positions = split_held_out(train.positions, config.validate, config.split_seed)
+    kind, amount = next(iter(config.budget.items()))
+    full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
+    needed = {instance_key(i): i for i in (*team.instances, full)}
+    criterion = CriterionSpec(team.selection.criterion, dict(team.selection.params))
+    players = (Contender(PlayerSpec(team.name, tuple(team.instances)), criterion), Contender(PlayerSpec(FULL_LABEL,
+                                                                                                         (full,)), None))
+    with SearchStore(config.store) as store:
+        if search:
+            with borrowed_or_own(config.workers, runner, dashboard=False) as lent:
+                run_phase1(store, needed, train.positions, Limit(**{kind: amount}), config.budget_key, False,
+                           config.workers, runner=lent, progress=progress)
+        view = StoreView(store, config.budget_key)
+        values = [[_value(view, c, split, config.objective) for split in (tune_positions, held_positions)]
+                  for c in players]
+        counts = [len(_ballots(view, players[0].player, split)[0]) for split in (tune_positions, held_positions)]
+    if min(counts) == 0:
+        raise AutotuneError(f"{config.store}: no searches of {team.name}'s instances on {config.train.path} "
+                            f"at {config.budget_key}; run without --no-search")
+    return TeamReading(team.name, criterion.label, values[0][0], values[0][1], values[1][0], values[1][1], *counts)
 
 
 def _ballots(view: StoreView, player: PlayerSpec, positions: list[SuitePosition]):

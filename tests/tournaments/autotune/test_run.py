@@ -1,5 +1,6 @@
 """``concilio autotune`` end to end on a tiny labelled set; the held-out split by opening."""
 import re
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from ensemble.config import load_ensemble
 from tests.tournaments.autotune.tune_files import tiny_set, write_config
 from tournaments.autotune.config import load_autotune
-from tournaments.autotune.run import PoolBallots, run_autotune, split_held_out
+from tournaments.autotune.run import AutotuneError, PoolBallots, read_team, run_autotune, split_held_out
 from tournaments.records.epd import read_suite
 from tournaments.suite.store import SearchStore
 from tournaments.suite.metrics import StoreView
@@ -66,3 +67,34 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
     again = load_autotune(write_config(tmp_path, bare))
     assert run_autotune(again, progress=False, warn=warnings.append).searches_added == 0
     assert any("16 self-play positions have no recorded opening" in w for w in warnings)
+
+
+def test_reading_a_written_team_reproduces_its_tune_points_and_scores_its_held_out_games(data_dir, tmp_path):
+    config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
+    fresh = replace(config, store=tmp_path / "empty.sqlite")
+    with pytest.raises(AutotuneError, match="no searches of"):
+        read_team(fresh, load_ensemble("3a"), search=False,
+                  progress=False)
+    outcome = run_autotune(config, progress=False)
+    team = load_ensemble(config.out)
+    reading = read_team(config, team, progress=False)
+    assert reading.tune == pytest.approx(outcome.tuned.tune_value)
+    assert reading.full_tune == pytest.approx(outcome.contenders[1].tune_value)
+    tune, held = split_held_out(read_suite(config.train.path).positions, 0.25, 3)
+    assert (reading.tune_positions, reading.held_out_positions) == (len(tune), len(held))
+    members = tuple(next(i for i, p in enumerate(config.pool) if p.spec == inst.spec) for inst in team.instances)
+    criterion = next(c for c in config.criteria if c.name == team.selection.criterion)
+    with SearchStore(config.store) as store:
+        on_held = PoolBallots(StoreView(store, config.budget_key), config.pool, held)
+        assert reading.held_out == pytest.approx(on_held.objective(members, criterion, "points"))
+
+
+def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, tmp_path, capsys):
+    from concilio.cli import main
+    tune_file = write_config(tmp_path, tiny_set(data_dir, tmp_path))
+    assert main(["autotune", str(tune_file), "--read", "3a", "--no-search", "--quiet"]) == 2
+    assert "no searches of 3a's instances" in capsys.readouterr().err
+    assert main(["autotune", str(tune_file), "--read", "3a", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    tune, held = (int(n) for n in re.findall(r"(\d+) positions: \d+\.\d{4} \(full engine \d+\.\d{4}\)", out))
+    assert tune + held == 16 and "3a (weighted_majority)" in out
