@@ -198,6 +198,8 @@ def _read_team(config, args: argparse.Namespace) -> int:
     print(f"{r.team} ({r.criterion}) on {config.train.path.name}, {config.budget_key}, objective {config.objective}:")
     print(f"  tune split, {r.tune_positions} positions: {r.tune:.4f} (full engine {r.full_tune:.4f})")
     print(f"  held-out games, {r.held_out_positions} positions: {r.held_out:.4f} (full engine {r.full_held_out:.4f})")
+    for label, tune, held in r.rules:
+        print(f"  under {label}: tune {tune:.4f}, held-out {held:.4f}")
     return 0
 
 

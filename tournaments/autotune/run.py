@@ -209,13 +209,15 @@ class TeamReading:
     full_held_out: float
     tune_positions: int
     held_out_positions: int
+    rules: tuple[tuple[str, float, float], ...] = ()  # the file's criteria on this team: (label, tune, held-out)
 
 
 def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = True, progress: bool = True,
               runner: Runner | None = None, warn=lambda line: print(line, file=sys.stderr)) -> TeamReading:
-    """Mean points (or Val) of ``team`` under its own criterion and of the full engine, on the
-    tune split and on the held-out games of ``config``'s training set; searches only the
-    team's instances and the full engine (``search``), at the file's budget."""
+    """Mean points (or Val) of ``team`` under its own criterion, under each criterion of
+    ``config``, and of the full engine, on the tune split and on the held-out games of
+    ``config``'s training set; searches only the team's instances and the full engine
+    (``search``), at the file's budget."""
     from tournaments.suite.config import SuiteRunConfig
     pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
                             config.workers, False, config.source)
@@ -236,10 +238,13 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
         values = [[_value(view, c, split, config.objective) for split in (tune_positions, held_positions)]
                   for c in players]
         counts = [len(_ballots(view, players[0].player, split)[0]) for split in (tune_positions, held_positions)]
-    if min(counts) == 0:
-        raise AutotuneError(f"{config.store}: no searches of {team.name}'s instances on {config.train.path} "
-                            f"at {config.budget_key}; run without --no-search")
-    return TeamReading(team.name, criterion.label, values[0][0], values[0][1], values[1][0], values[1][1], *counts)
+        if min(counts) == 0:
+            raise AutotuneError(f"{config.store}: no searches of {team.name}'s instances on {config.train.path} "
+                                f"at {config.budget_key}; run without --no-search")
+        rules = tuple((c.label, *(_value(view, Contender(players[0].player, c), split, config.objective)
+                                  for split in (tune_positions, held_positions))) for c in config.criteria)
+    return TeamReading(team.name, criterion.label, values[0][0], values[0][1], values[1][0], values[1][1], *counts,
+                       rules)
 
 
 def _ballots(view: StoreView, player: PlayerSpec, positions: list[SuitePosition]):

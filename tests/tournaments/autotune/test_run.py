@@ -87,6 +87,14 @@ def test_reading_a_written_team_reproduces_its_tune_points_and_scores_its_held_o
     with SearchStore(config.store) as store:
         on_held = PoolBallots(StoreView(store, config.budget_key), config.pool, held)
         assert reading.held_out == pytest.approx(on_held.objective(members, criterion, "points"))
+        on_tune = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
+        # Every criterion of the file on this team; the team's own gives its own numbers.
+        assert [label for label, _, _ in reading.rules] == [c.label for c in config.criteria]
+        for c, (_, tune_value, held_value) in zip(config.criteria, reading.rules):
+            assert tune_value == pytest.approx(on_tune.objective(members, c, "points"))
+            assert held_value == pytest.approx(on_held.objective(members, c, "points"))
+        own = dict((label, (t, h)) for label, t, h in reading.rules)[criterion.label]
+        assert own == pytest.approx((reading.tune, reading.held_out))
 
 
 def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, tmp_path, capsys):
@@ -98,3 +106,4 @@ def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, 
     out = capsys.readouterr().out
     tune, held = (int(n) for n in re.findall(r"(\d+) positions: \d+\.\d{4} \(full engine \d+\.\d{4}\)", out))
     assert tune + held == 16 and "3a (weighted_majority)" in out
+    assert "under majority: tune " in out and "under depth_confidence: tune " in out
