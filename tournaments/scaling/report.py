@@ -15,7 +15,8 @@ from tournaments.match.report import MoveBudgets, move_budgets
 from tournaments.match.run import read_records, summarise
 from base.config import ConfigError
 from tournaments.scaling.config import SweepConfig
-from tournaments.statistics.elo import EloEstimate
+from tournaments.match.config import MatchConfig
+from tournaments.statistics.elo import EloEstimate, SprtState
 from tournaments.statistics.stats import holm
 
 BEGIN, END = "<!-- sweep table: begin -->", "<!-- sweep table: end -->"
@@ -179,9 +180,11 @@ def duel_table(sweep: SweepConfig) -> list[str]:
         summary = summarise(match, records)[0]
         elo = summary.pentanomial()
         state = summary.sprt(match)
-        found.append((f"| {first} against {second} | {summary.games} | {'-'.join(map(str, summary.wdl))} | "
+        done = duel_finished(summary.games, state, match)
+        found.append((f"| {first} against {second} | {summary.games}{'' if done else ' (running)'} | "
+                      f"{'-'.join(map(str, summary.wdl))} | "
                       f"{'-' if elo is None else _interval(elo)} | {'-' if state is None else state.format()} | ",
-                      None if elo is None else elo.p_value))
+                      elo.p_value if elo is not None and done else None))
     if not found:
         return []
     tested = [p for _, p in found if p is not None]
@@ -189,10 +192,19 @@ def duel_table(sweep: SweepConfig) -> list[str]:
     rows = [row + ("- | - |" if p is None else f"{p:.2g} | {next(adjusted):.2g} |") for row, p in found]
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
             "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
-            "so each duel's result is also tested on its pentanomial score, two-sided, and Holm-adjusted over "
-            "the duels played):", "",
+            "so each finished duel's result is also tested on its pentanomial score, two-sided, and "
+            "Holm-adjusted over the finished duels; a running duel gets no p, since testing it at every "
+            "look would be peeking):", "",
             "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT | p | Holm p |",
             "|---|---|---|---|---|---|---|"] + rows
+
+
+def duel_finished(games: int, state: SprtState | None, match: MatchConfig) -> bool:
+    """A duel is over once its SPRT has decided and it has played the minimum, or at its
+    most games: only then is its score tested (the test is made once, where the duel stopped)."""
+    decided = state is not None and state.decision is not None
+    least = match.sprt.min_games if match.sprt is not None else 0
+    return (decided and games >= least) or games >= match.games
 
 
 def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:
