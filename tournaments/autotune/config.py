@@ -11,6 +11,8 @@ the pool of candidate instances, the objective, and where the tuned ensemble goe
       full: true                    # the full instance itself
     budget: {nodes: 20000}          # per instance and position, as in a suite run
     criteria: [majority, depth_confidence]   # tried for every set; the best pair is kept
+    rule_choice: tune               # or cv: the criterion by grouped cross-validation on the tune split
+    folds: 5                        # (cv) folds of whole openings
     objective: points               # mean STS points of the moves played, or val
     size: {min: 2, max: 6, swap_passes: 10}
     compare: [3a, 3b]               # ensembles the tuned one is compared with (default: pool.ensembles)
@@ -37,11 +39,12 @@ from tournaments.suite.config import (CriterionSpec, PlayerSpec, SuiteSource, _b
                            instance_key, suite_source)
 
 TOP_KEYS = {"name", "description", "train", "confirm", "pool", "budget", "criteria", "objective", "size", "compare",
-            "out", "store", "report", "workers"}
+            "out", "store", "report", "workers", "rule_choice", "folds"}
 TRAIN_KEYS = {"path", "name", "validate", "seed", "first", "every"}
 POOL_KEYS = {"ensembles", "instances", "emphasis", "full"}
 SIZE_KEYS = {"min", "max", "swap_passes"}
 OBJECTIVES = ("points", "val")
+RULE_CHOICES = ("tune", "cv")
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class AutotuneConfig:
     report: Path
     workers: int
     source: str = ""
+    rule_choice: str = "tune"  # tune: the criterion whose best set scores highest on the tune split; cv: by folds
+    folds: int = 5
 
     def of_size(self, size: int) -> AutotuneConfig:
         """The same tune for exactly ``size`` instances, its outputs named ``…-SIZE`` (one file
@@ -132,6 +137,10 @@ def _parse(src: YamlSource, folder: Path, given: str) -> AutotuneConfig | None:
     else:
         compare = []  # compared with the full engine only
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
+    rule_choice = str(data.get("rule_choice", "tune"))
+    if rule_choice not in RULE_CHOICES:
+        src.problem(("rule_choice",), f"rule_choice {rule_choice!r} is not one of {', '.join(RULE_CHOICES)}")
+    folds = get_int(src, data, ("folds",), 5, 2, 100) or 5
     # Outputs go under the current directory, never beside an installed config.
     out = Path(str(data.get("out", f"tuned/{name}.yaml")))
     store = Path(str(data.get("store", f"results/{name}.sqlite")))
@@ -140,7 +149,7 @@ def _parse(src: YamlSource, folder: Path, given: str) -> AutotuneConfig | None:
         return None
     return AutotuneConfig(name, train_source, validate or 0.0, seed or 0, tuple(confirm), tuple(pool), budget,
                           tuple(criteria), objective, min_size, max_size, swap_passes or 0, tuple(compare), out,
-                          store, report, workers, given)
+                          store, report, workers, given, rule_choice, folds)
 
 
 def _pool(src: YamlSource, value: Any) -> tuple[list[InstanceConfig], list[PlayerSpec]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -82,6 +82,7 @@ class AutotuneOutcome:
     validate_positions: int
     searches_added: int
     files: list[Path]
+    rule_scores: dict[str, float] = field(default_factory=dict)  # rule_choice cv: criterion -> held-fold mean
 
 
 def split_held_out(positions: list[SuitePosition], share: float, seed: int,
@@ -121,9 +122,34 @@ class PoolBallots:
     def for_set(self, members: tuple[int, ...]) -> list[tuple[Ballot, ...]]:
         return [tuple(self.ballots[i][k] for i in members) for k in range(len(self.positions))]
 
-    def objective(self, members: tuple[int, ...], criterion: CriterionSpec, objective: str) -> float:
-        moves = played_moves(self.for_set(members), self.positions, criterion)
-        return mean(position_value(p, m, objective) for p, m in zip(self.positions, moves))
+    def objective(self, members: tuple[int, ...], criterion: CriterionSpec, objective: str,
+                  among: Sequence[int] | None = None) -> float:
+        """The mean objective of the set's moves, over every position or those at ``among``."""
+        ballots, positions = self.for_set(members), self.positions
+        if among is not None:
+            ballots, positions = [ballots[i] for i in among], [positions[i] for i in among]
+        moves = played_moves(ballots, positions, criterion)
+        return mean(position_value(p, m, objective) for p, m in zip(positions, moves))
+
+
+def cross_validated_rules(pool: PoolBallots, config: AutotuneConfig) -> dict[str, float]:
+    """Each criterion's score on positions its set never saw: the tune split in ``config.folds``
+    folds of whole openings (``GroupKFold``); for each fold the set is chosen on the others
+    with that criterion and scored on it; the mean over every tune position, each held out
+    once.  A rule that only looks good on the positions its set was chosen on loses here."""
+    from sklearn.model_selection import GroupKFold
+    groups = [p.opening_group for p in pool.positions]
+    folds = GroupKFold(n_splits=min(config.folds, len(set(groups))))
+    scores: dict[str, float] = {}
+    for crit in config.criteria:
+        total = 0.0
+        for chosen_on, held in folds.split(groups, groups=groups):
+            chosen = greedy_with_swaps(
+                len(config.pool), lambda m, c=crit, on=chosen_on: pool.objective(m, c, config.objective, on),
+                min_size=config.min_size, max_size=config.max_size, swap_passes=config.swap_passes)
+            total += len(held) * pool.objective(chosen.best, crit, config.objective, held)
+        scores[crit.label] = total / len(groups)
+    return scores
 
 
 def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool = True, runner: Runner | None = None,
@@ -168,7 +194,9 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
             results[crit.label] = greedy_with_swaps(
                 len(config.pool), lambda m, c=crit: tune.objective(m, c, config.objective),
                 min_size=config.min_size, max_size=config.max_size, swap_passes=config.swap_passes)
-        best_label = max(results, key=lambda k: results[k].value)  # first criterion wins a tie
+        rule_scores = cross_validated_rules(tune, config) if config.rule_choice == "cv" else {}
+        chosen_by = rule_scores or {label: r.value for label, r in results.items()}
+        best_label = max(chosen_by, key=chosen_by.get)  # first criterion wins a tie
         best = results[best_label]
         criterion = next(c for c in config.criteria if c.label == best_label)
         tuned = Contender(PlayerSpec(TUNED, tuple(config.pool[i] for i in best.best)), criterion, best.value)
@@ -190,9 +218,9 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
         comparisons = [_compare(view, contenders, held, "validate", warn)]
         comparisons += [_compare(view, contenders, suite, "confirm", warn) for suite in confirm]
     files = write_outputs(config, tuned, results, contenders, comparisons, len(tune.positions),
-                          len(validate_positions), added)
+                          len(validate_positions), added, rule_scores)
     return AutotuneOutcome(config, tuned, results, contenders, comparisons, len(tune.positions),
-                           len(validate_positions), added, files)
+                           len(validate_positions), added, files, rule_scores)
 
 
 @dataclass(frozen=True)
@@ -332,13 +360,14 @@ def _wrap(text: str, width: int = 92) -> list[str]:
 
 def write_outputs(config: AutotuneConfig, tuned: Contender, results: dict[str, TuneResult],
                   contenders: list[Contender], comparisons: list[SuiteComparison], n_tune: int, n_validate: int,
-                  added: int) -> list[Path]:
+                  added: int, rule_scores: dict[str, float] | None = None) -> list[Path]:
     best = results[tuned.criterion.label] if tuned.criterion else next(iter(results.values()))
     config.out.parent.mkdir(parents=True, exist_ok=True)
     config.out.write_text(ensemble_yaml(config, tuned, best))
     config.report.mkdir(parents=True, exist_ok=True)
     report = config.report / "report.md"
-    report.write_text(report_markdown(config, tuned, results, contenders, comparisons, n_tune, n_validate, added))
+    report.write_text(report_markdown(config, tuned, results, contenders, comparisons, n_tune, n_validate, added,
+                                      rule_scores or {}))
     trajectory = config.report / "trajectory.csv"
     with trajectory.open("w", newline="") as f:
         w = csv.writer(f)
@@ -352,7 +381,7 @@ def write_outputs(config: AutotuneConfig, tuned: Contender, results: dict[str, T
 
 def report_markdown(config: AutotuneConfig, tuned: Contender, results: dict[str, TuneResult],
                     contenders: list[Contender], comparisons: list[SuiteComparison], n_tune: int, n_validate: int,
-                    added: int) -> str:
+                    added: int, rule_scores: dict[str, float] | None = None) -> str:
     name = lambda members: "".join(config.pool[i].label for i in members)  # noqa: E731
     lines = [f"# Auto-tuned distribution `{config.name}`", "",
              f"Config `{config.source}`. Pool of {len(config.pool)} instances; {config.budget_key} per instance and "
@@ -360,11 +389,18 @@ def report_markdown(config: AutotuneConfig, tuned: Contender, results: dict[str,
              f"{config.train.path.name}; {n_validate} positions, the games of {round(config.validate * 100)}% of its "
              f"openings (seed {config.split_seed}), are held out. Phase 1 added {added} searches.", "",
              "## The search, per criterion (tune split)", ""]
+    rule_scores = rule_scores or {}
     rows = [[label, name(r.best), str(len(r.best)), f"{r.value:.4f}", str(r.evaluations),
              ", ".join(f"{k}: {v:.4f}" for k, (_, v) in sorted(r.by_size.items()))]
+            + ([f"{rule_scores[label]:.4f}"] if rule_scores else [])
             for label, r in results.items()]
     lines.append(markdown_table(["criterion", "best set", "size", config.objective, "sets judged",
-                                 "greedy best by size"], rows))
+                                 "greedy best by size"]
+                                + ([f"{config.objective}, {config.folds}-fold CV"] if rule_scores else []), rows))
+    if rule_scores:
+        lines += ["", f"The criterion is chosen by its {config.folds}-fold cross-validated {config.objective} "
+                  "(whole openings per fold; the set chosen on the other folds, scored on the held one), and its "
+                  "set is then chosen on the whole tune split."]
     lines += ["", f"Kept: **{name(results[tuned.criterion.label].best)}** with `{tuned.criterion.label}`, written to "
               f"`{config.out}`. Each compared ensemble plays with the criterion that serves it best on the tune "
               "split:", ""]

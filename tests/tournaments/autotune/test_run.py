@@ -107,3 +107,41 @@ def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, 
     tune, held = (int(n) for n in re.findall(r"(\d+) positions: \d+\.\d{4} \(full engine \d+\.\d{4}\)", out))
     assert tune + held == 16 and "3a (weighted_majority)" in out
     assert "under majority: tune " in out and "under depth_confidence: tune " in out
+
+
+def test_rule_choice_cv_scores_each_rule_on_folds_its_set_never_saw(data_dir, tmp_path):
+    from sklearn.model_selection import GroupKFold
+
+    from ensemble.autotune import greedy_with_swaps
+    from tournaments.autotune.run import cross_validated_rules
+    train = tiny_set(data_dir, tmp_path, n=40)
+    config = load_autotune(write_config(tmp_path, train, "rule_choice: cv\nfolds: 3\n"))
+    assert (config.rule_choice, config.folds) == ("cv", 3)
+    outcome = run_autotune(config, progress=False)
+    tune, _ = split_held_out(read_suite(config.train.path).positions, 0.25, 3)
+    with SearchStore(config.store) as store:
+        pool = PoolBallots(StoreView(store, config.budget_key), config.pool, tune)
+    groups = [p.opening_group for p in pool.positions]
+    assert len(set(groups)) >= 3
+    # By hand: choose on two folds, score on the third, weight by its positions.
+    for crit in config.criteria:
+        total = 0.0
+        for on, held in GroupKFold(n_splits=3).split(groups, groups=groups):
+            best = greedy_with_swaps(3, lambda m: pool.objective(m, crit, "points", on), min_size=2, max_size=2,
+                                     swap_passes=config.swap_passes).best
+            assert not {groups[i] for i in on} & {groups[i] for i in held}  # no opening on both sides
+            total += len(held) * pool.objective(best, crit, "points", held)
+        assert outcome.rule_scores[crit.label] == pytest.approx(total / len(groups))
+    assert cross_validated_rules(pool, config) == outcome.rule_scores
+    kept = max(outcome.rule_scores, key=outcome.rule_scores.get)
+    assert outcome.tuned.criterion.label == kept
+    assert "3-fold CV" in (tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_bad_rule_choice_is_named_with_its_line(data_dir, tmp_path):
+    from base.config import ConfigError
+    path = write_config(tmp_path, tiny_set(data_dir, tmp_path), "rule_choice: vote\nfolds: 1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_autotune(path)
+    text = str(caught.value)
+    assert "rule_choice 'vote' is not one of tune, cv" in text and "folds" in text and "tune.yaml:" in text
