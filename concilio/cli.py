@@ -210,6 +210,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
     q.add_argument("--quiet", action="store_true", help="no progress bar")
     q.set_defaults(func=commands.cmd_scaling_duel)
+    q = steps.add_parser("duels", help="play every duel still owed (overlapping pairs), cheapest first; run one "
+                                       "per core: each claims the next unclaimed duel")
+    q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
+    q.add_argument("--list", action="store_true", help="only list the duels owed and who holds them")
+    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    q.add_argument("--quiet", action="store_true", help="no progress bar")
+    q.set_defaults(func=commands.cmd_scaling_duels)
     for step, helptext in (("archive", "copy every point's and duel's games into a results folder to commit "
                                        "(whole games only; never shortens an archive)"),
                            ("restore", "put archived games back into the runs folder, so play and duel resume "

@@ -399,6 +399,25 @@ def cmd_scaling_duel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_scaling_duels(args: argparse.Namespace) -> int:
+    """Every duel the sweep still owes, cheapest first, claimed one at a time (or listed)."""
+    from tournaments.scaling.config import load_sweep
+    from tournaments.scaling.run import pending_duels, play_duels
+    sweep = load_sweep(args.config)
+    if args.list:
+        owed = pending_duels(sweep)
+        for d in owed:
+            print(f"{d.first} against {d.second}: {d.games} games"
+                  + (f" (engine {', '.join(d.engines)})" if d.engines else "")
+                  + (f", playing in {d.claimed_by}" if d.claimed_by else ""))
+        print(f"{len(owed)} duel(s) owed")
+        return 0
+    played = play_duels(sweep, args.concurrency, progress=not args.quiet)
+    print(f"{len(played)} duel(s) played; "
+          + ("none left unclaimed" if not played else ", ".join(f"{a}-{b}" for a, b, _ in played)))
+    return 0
+
+
 def cmd_scaling_carry(args: argparse.Namespace) -> int:
     """Archive a sweep's games into the committed results folder, or restore them from it."""
     from tournaments.scaling.archive import archive, restore

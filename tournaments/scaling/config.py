@@ -21,7 +21,8 @@ An arm's ``player`` is any catalog name (``ensemble.catalog``), or a mapping fro
 ``budget`` is ``total`` (k × N nodes for the whole player: one search, or a team over one
 shared table) or ``per_worker`` (N for each worker, k × N in all); ``equal_time: true`` scales
 each worker's N by its measured speed (``players.speed``); ``from: 2`` plays no point below
-k = 2 (where the arm's player would be the baseline itself).
+k = 2 (where the arm's player would be the baseline itself); ``variant_of: S`` marks an arm as
+another arm's algorithm under another rule, a pair no duel is played for.
 
 Why a file of its own rather than one match file per point: the points must share every rule
 (openings, adjudication, N) so that they are comparable, and one place says which player
@@ -46,7 +47,7 @@ from tournaments.match.config import MatchConfig, load_match
 
 TOP_KEYS = {"name", "description", "ceiling", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
             "concurrency", "output", "arms"}
-ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from"}
+ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from", "variant_of"}
 BUDGETS = ("total", "per_worker")
 DUEL_GAMES = 2000  # the most a duel plays; the SPRT usually stops it long before
 DUEL_SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "min_games": 400}
@@ -64,6 +65,7 @@ class Arm:
     budget: str = "per_worker"
     equal_time: bool = False
     first: int = 1  # no point below this k (at k = 1 most arms are the baseline itself)
+    variant_of: str | None = None  # the same algorithm under another rule (A: S at its whole budget): no duel
 
     def player(self, k: int) -> str | None:
         """The catalog name that stands for this arm at k workers (None: no point at k)."""
@@ -150,6 +152,10 @@ class SweepConfig:
             raise ConfigError([f"{self.source}: arm {arm.key} has no player at k = {k}"])
         return arm, k
 
+    def variants(self) -> set[frozenset[str]]:
+        """Pairs of arm keys that are one algorithm (``variant_of``): no duel between them."""
+        return {frozenset((a.key, a.variant_of)) for a in self.arms if a.variant_of}
+
     def duels(self) -> list[tuple[str, str]]:
         """The duels played so far (their folders), in name order."""
         root = self.output / "duels"
@@ -187,6 +193,11 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
     if src.problems:
         return None
     keys = [a.key for a in arms]
+    for a in arms:
+        if a.variant_of is not None and a.variant_of not in keys:
+            src.problem(("arms", a.key, "variant_of"), f"{a.variant_of!r} is not one of the arms {', '.join(keys)}")
+    if src.problems:
+        return None
     ceiling = data.get("ceiling", "F" if "F" in keys else None)
     if ceiling is not None and ceiling not in keys:
         src.problem(("ceiling",), f"{ceiling!r} is not one of the arms {', '.join(keys)}")
@@ -239,5 +250,9 @@ def _arm(src: YamlSource, key: str, value: Any, workers: list[int]) -> Arm | Non
     if budget not in BUDGETS:
         src.problem(path + ("budget",), f"{budget!r} is not one of {', '.join(BUDGETS)}")
     first = get_int(src, data, path + ("from",), 1, 1) or 1
+    variant_of = data.get("variant_of")
+    if variant_of is not None and (not isinstance(variant_of, str) or variant_of == key):
+        src.problem(path + ("variant_of",), "expected another arm's key")
+        variant_of = None
     return Arm(key, str(data.get("label", key)), tuple(players), "workers" in data, str(budget),
-               get_bool(src, data, path + ("equal_time",), False), first)
+               get_bool(src, data, path + ("equal_time",), False), first, variant_of)

@@ -207,11 +207,13 @@ def duel_finished(games: int, state: SprtState | None, match: MatchConfig) -> bo
     return (decided and games >= least) or games >= match.games
 
 
-def overlapping(points: list[PointResult], ceiling: str | None = None) -> list[tuple[str, str]]:
+def overlapping(points: list[PointResult], ceiling: str | None = None,
+                variants: set[frozenset[str]] = frozenset()) -> list[tuple[str, str]]:
     """The pairs of finished points at the same k whose 95% intervals overlap: the pairs the
-    points alone do not order, which a duel settles (the ceiling arm is not a player)."""
+    points alone do not order, which a duel settles (the ceiling arm is not a player, and an
+    arm and its variant are one algorithm under two rules: no pair)."""
     return [(f"{a.arm}{a.k}", f"{b.arm}{b.k}") for a, b in _pairs_at_one_k(points, ceiling)
-            if a.elo.low <= b.elo.high and b.elo.low <= a.elo.high]
+            if a.elo.low <= b.elo.high and b.elo.low <= a.elo.high and frozenset((a.arm, b.arm)) not in variants]
 
 
 def _pairs_at_one_k(points: list[PointResult], ceiling: str | None) -> list[tuple[PointResult, PointResult]]:
@@ -268,12 +270,15 @@ def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
 
 def overlap_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     """The overlapping pairs, each with its duel if one was played (in either order)."""
-    pairs = overlapping(points, sweep.ceiling)
+    pairs = overlapping(points, sweep.ceiling, sweep.variants())
     if not pairs:
         return []
     played = {frozenset(d) for d in sweep.duels()}
     said = [f"{a}–{b}" + (" (duel below)" if frozenset((a, b)) in played else "") for a, b in pairs]
-    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs): " + ", ".join(said) + "."]
+    same = sorted("–".join(sorted(v)) for v in sweep.variants())
+    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs; `concilio scaling duels` "
+            f"plays them): " + ", ".join(said) + "."
+            + (f" Not paired: {', '.join(same)}, one algorithm under two rules (`variant_of`)." if same else "")]
 
 
 def _interval(e: EloEstimate) -> str:

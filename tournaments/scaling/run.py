@@ -2,8 +2,11 @@
 resumes where it stopped, and a point finished is never replayed."""
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from tournaments.match.config import MatchConfig
 from tournaments.match.run import MatchOutcome, run_match
@@ -35,3 +38,107 @@ def play_duel(sweep: SweepConfig, first: str, second: str, concurrency: int | No
               out: Callable[[str], None] = print) -> MatchOutcome:
     """Play (or resume) the duel of two points, until its SPRT decides."""
     return _play(sweep.duel_match(first, second), f"duel {first} against {second}", concurrency, progress, out)
+
+
+@dataclass(frozen=True)
+class PendingDuel:
+    """An overlapping pair whose duel is not over: its folder's games so far, and who holds it."""
+
+    first: str
+    second: str
+    games: int
+    claimed_by: str = ""  # "host:pid" of the process playing it, if any
+    engines: tuple[str, ...] = ()  # the engine fingerprints its games were played by
+
+
+def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
+    """The duels still owed: every overlapping pair of finished points (``report.overlapping``,
+    an arm and its variant left out) whose duel has not stopped, smallest k first (the cheapest
+    games), a duel already begun in its folder's order (either order of the two names)."""
+    from tournaments.match.run import read_records, summarise
+    from tournaments.scaling.report import collect, duel_finished, overlapping
+    played = {frozenset(d): d for d in sweep.duels()}
+    pairs = overlapping(collect(sweep), sweep.ceiling, sweep.variants())
+    owed = []
+    for first, second in sorted(pairs, key=lambda pair: sweep.parse_point(pair[0])[1]):
+        first, second = played.get(frozenset((first, second)), (first, second))
+        match = sweep.duel_match(first, second)
+        records = read_records(match.output)
+        if records:
+            summary = summarise(match, records)[0]
+            if duel_finished(summary.games, summary.sprt(match), match):
+                continue
+        owed.append(PendingDuel(first, second, len(records), _claim_holder(_claim_path(sweep, first, second)),
+                                tuple(sorted({r.engine for r in records if r.engine}))))
+    return owed
+
+
+def _claim_path(sweep: SweepConfig, first: str, second: str) -> Path:
+    return sweep.output / "duels" / ".claims" / f"{first}-vs-{second}"
+
+
+def _claim_holder(path: Path) -> str:
+    """Who holds a claim: "host:pid", or "" when nobody does (no file, or its process is gone)."""
+    try:
+        holder = path.read_text().strip()
+    except OSError:
+        return ""
+    host, _, pid = holder.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return ""  # a process of this machine that died: the claim is stale
+        except PermissionError:
+            pass
+    return holder
+
+
+def claim(path: Path) -> bool:
+    """Take a duel for this process, atomically: two queues never play one duel.  A claim whose
+    process died on this machine is taken over; one of another machine is left alone."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            if _claim_holder(path):
+                return False
+            path.unlink(missing_ok=True)  # stale: try once more
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(me + "\n")
+        return True
+    return False
+
+
+def play_duels(sweep: SweepConfig, concurrency: int | None = None, progress: bool = True,
+               out: Callable[[str], None] = print) -> list[tuple[str, str, MatchOutcome]]:
+    """Play every duel still owed, cheapest first, one after another; several processes (one a
+    core, or one a machine sharing the folder) can run this at once, each claiming the next
+    unclaimed duel.  Resumable like every match: a duel stopped half way resumes in its folder."""
+    from base.fingerprint import engine_fingerprint
+    now = engine_fingerprint()
+    played: list[tuple[str, str, MatchOutcome]] = []
+    told: set[tuple[str, str]] = set()
+    while True:
+        tried = {(a, b) for a, b, _ in played}  # a duel that stopped short (a match error) is not retried here
+        pending = []
+        for d in pending_duels(sweep):
+            if d.engines and d.engines != (now,):
+                if (d.first, d.second) not in told:  # the match would refuse to mix two engines' games
+                    out(f"duel {d.first} against {d.second}: its {d.games} games were played by engine "
+                        f"{', '.join(d.engines)}, this installation is {now}; resume it from a checkout of that "
+                        "engine (concilio scaling duel)")
+                    told.add((d.first, d.second))
+            elif not d.claimed_by and (d.first, d.second) not in tried:
+                pending.append(d)
+        path = next((p for d in pending if claim(p := _claim_path(sweep, d.first, d.second))), None)
+        if path is None:
+            return played
+        first, second = path.name.split("-vs-", 1)
+        try:
+            played.append((first, second, play_duel(sweep, first, second, concurrency, progress, out)))
+        finally:
+            path.unlink(missing_ok=True)

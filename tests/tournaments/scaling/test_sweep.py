@@ -206,8 +206,90 @@ def test_pairs_whose_intervals_overlap_are_listed_stronger_first_and_their_duels
     assert overlapping(points, "F") == [("D2", "L2"), ("C4", "D4"), ("D4", "L4")]
     duel = s.output / "duels" / "L2-vs-D2"
     duel.mkdir(parents=True)
-    assert overlap_lines(s, points)[1] == ("Finished points at one k whose intervals overlap (3 pairs): "
-                                           "D2–L2 (duel below), C4–D4, D4–L4.")
+    assert overlap_lines(s, points)[1] == ("Finished points at one k whose intervals overlap (3 pairs; "
+                                           "`concilio scaling duels` plays them): D2–L2 (duel below), C4–D4, D4–L4.")
+    # An arm marked as another's variant (one algorithm under two rules) is paired with it no more.
+    assert overlapping(points, "F", {frozenset(("D", "L"))}) == [("C4", "D4")]
+
+
+TWO_ARMS = """\
+name: t
+nodes: 300
+workers: [2, 4]
+games: 2
+openings: {{file: data:openings/sf-multipv-16plies-1000.epd, seed: 43}}
+max_plies: 8
+concurrency: 1
+output: {out}
+arms:
+  X: {{label: one search, player: MBXKPAR, budget: total}}
+  Y: {{label: a reduced one, player: MBXKP, budget: total, variant_of: X}}
+  Z: {{label: another, player: MBXP, budget: total}}
+"""
+
+
+def _overlapping_points():
+    from tournaments.scaling.report import PointResult
+    from tournaments.statistics.elo import EloEstimate
+
+    def point(arm: str, k: int, low: float, high: float) -> PointResult:
+        return PointResult(arm, arm, k, 300, 2, 2, (1, 0, 1), EloEstimate(2, 0.5, (low + high) / 2, low, high, 0.9),
+                           "-", "-")
+    # At 4: X and Z overlap; at 2: X, Y, Z all do, but X and Y are one algorithm.
+    return [point("X", 4, 0, 50), point("Z", 4, 10, 40), point("X", 2, 0, 60), point("Y", 2, 10, 50),
+            point("Z", 2, -20, 20)]
+
+
+def test_the_duels_owed_are_the_overlapping_pairs_cheapest_first_less_those_that_stopped(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from tournaments.match.run import run_match
+    from tournaments.scaling import config as sweep_config
+    from tournaments.scaling import report
+    from tournaments.scaling.run import pending_duels
+    s = load_sweep(text=TWO_ARMS.format(out=tmp_path / "runs"))
+    assert s.variants() == {frozenset(("X", "Y"))}
+    monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points())
+    assert [(d.first, d.second, d.games) for d in pending_duels(s)] == [("X2", "Z2", 0), ("Y2", "Z2", 0),
+                                                                        ("X4", "Z4", 0)]
+    # A duel begun in the other order keeps its folder's order and shows its games.
+    run_match(replace(s.duel_match("Z4", "X4"), games=2), progress=False, out=lambda _: None)
+    from base.fingerprint import engine_fingerprint
+    assert [(d.first, d.second, d.games, d.engines) for d in pending_duels(s)][-1] == ("Z4", "X4", 2,
+                                                                                       (engine_fingerprint(),))
+    # At its most games a duel has stopped: owed no more.
+    monkeypatch.setattr(sweep_config, "DUEL_GAMES", 2)
+    assert [(d.first, d.second) for d in pending_duels(s)] == [("X2", "Z2"), ("Y2", "Z2")]
+
+
+def test_a_duel_is_claimed_by_one_process_and_a_dead_process_claim_is_taken_over(tmp_path):
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from tournaments.scaling.run import _claim_holder, claim
+    path = tmp_path / "duels" / ".claims" / "X2-vs-Z2"
+    assert claim(path) and _claim_holder(path) == f"{socket.gethostname()}:{os.getpid()}"
+    assert not claim(path)  # held, by this very process
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    path.write_text(f"{socket.gethostname()}:{dead.stdout.strip()}\n")
+    assert _claim_holder(path) == "" and claim(path)  # its process is gone: stale
+    path.write_text("another-machine:1\n")
+    assert _claim_holder(path) == "another-machine:1" and not claim(path)  # another machine's: left alone
+
+
+def test_duels_plays_each_owed_duel_once_and_leaves_no_claim(tmp_path, monkeypatch):
+    from tournaments.scaling import config as sweep_config
+    from tournaments.scaling import report
+    from tournaments.scaling.run import pending_duels, play_duels
+    s = load_sweep(text=TWO_ARMS.format(out=tmp_path / "runs"))
+    monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points()[:2])  # X4 and Z4 only
+    monkeypatch.setattr(sweep_config, "DUEL_GAMES", 2)
+    played = play_duels(s, progress=False, out=lambda _: None)
+    assert [(a, b, o.played) for a, b, o in played] == [("X4", "Z4", 2)]
+    assert pending_duels(s) == [] and not list((s.output / "duels" / ".claims").iterdir())
+    assert play_duels(s, progress=False, out=lambda _: None) == []
 
 
 def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
@@ -260,3 +342,54 @@ def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(
     lines = pair_lines(s, points)
     assert lines[-2] == "| D2–L2 | +70 | 0.00041 | 0.00081 | played |"
     assert lines[-1] == "| D4–C4 | +14 | 0.42 | 0.42 | - |"
+
+
+def test_a_variant_of_no_arm_or_of_itself_is_named_with_its_line(tmp_path):
+    for bad, message in [("variant_of: W", "arms.Y.variant_of: 'W' is not one of the arms X, Y, Z"),
+                         ("variant_of: Y", "arms.Y.variant_of: expected another arm's key")]:
+        text = TWO_ARMS.replace("variant_of: X", bad).format(out=tmp_path / "runs")
+        with pytest.raises(ConfigError, match=message):
+            load_sweep(text=text)
+
+
+def test_duels_list_names_each_owed_duel_and_who_plays_it(tmp_path, monkeypatch, capsys):
+    import os
+    import socket
+
+    from concilio.cli import main
+    from tournaments.scaling import report
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO_ARMS.format(out=tmp_path / "runs"))
+    assert main(["scaling", "duels", str(path), "--list"]) == 0
+    assert capsys.readouterr().out.strip().endswith("0 duel(s) owed")  # no finished point: nothing to settle
+    monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points())
+    claims = tmp_path / "runs" / "duels" / ".claims"
+    claims.mkdir(parents=True)
+    (claims / "Y2-vs-Z2").write_text(f"{socket.gethostname()}:{os.getpid()}\n")
+    assert main(["scaling", "duels", str(path), "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["X2 against Z2: 0 games", f"Y2 against Z2: 0 games, playing in {socket.gethostname()}:{os.getpid()}",
+                   "X4 against Z4: 0 games", "3 duel(s) owed"]
+
+
+def test_duels_leaves_a_duel_begun_by_another_engine_to_that_engine_s_checkout(tmp_path, monkeypatch):
+    import json
+    from dataclasses import replace
+
+    from base.fingerprint import engine_fingerprint
+    from tournaments.match.run import run_match
+    from tournaments.scaling import config as sweep_config
+    from tournaments.scaling import report
+    from tournaments.scaling.run import play_duels
+    s = load_sweep(text=TWO_ARMS.format(out=tmp_path / "runs"))
+    monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points()[:2])
+    run_match(replace(s.duel_match("X4", "Z4"), games=1), progress=False, out=lambda _: None)
+    games = s.output / "duels" / "X4-vs-Z4" / "games.jsonl"
+    record = json.loads(games.read_text().splitlines()[0])
+    games.write_text(json.dumps({**record, "engine": "0123456789ab"}) + "\n")  # as if an older engine played it
+    monkeypatch.setattr(sweep_config, "DUEL_GAMES", 2)
+    said = []
+    assert play_duels(s, progress=False, out=said.append) == []
+    assert said == ["duel X4 against Z4: its 1 games were played by engine 0123456789ab, this installation is "
+                    f"{engine_fingerprint()}; resume it from a "
+                    "checkout of that engine (concilio scaling duel)"]
