@@ -87,6 +87,8 @@ def main() -> None:
     parser.add_argument("--out", help="a Markdown table to write as well")
     args = parser.parse_args()
     fens = positions(ROOT / args.games, args.every, args.positions)
+    if not fens:
+        parser.error(f"{args.games}: no positions of the L player there")
     rows = []
     for label, name, overrides in CANDIDATES:
         for k in args.workers:
@@ -100,10 +102,10 @@ def main() -> None:
               for r in rows]
     print("\n".join(table))
     if args.out:
-        Path(args.out).write_text("\n".join(header(sys.argv[1:]) + table) + "\n")
+        Path(args.out).write_text("\n".join(header(sys.argv[1:], args.every, args.games) + table) + "\n")
 
 
-def header(argv: list[str]) -> list[str]:
+def header(argv: list[str], every: int, games: str) -> list[str]:
     """The result document's provenance: engine, date, command (``tests/test_docs.py``)."""
     import datetime
     from base.fingerprint import engine_fingerprint
@@ -113,7 +115,7 @@ def header(argv: list[str]) -> list[str]:
             f"* Engine: bench {run_bench().nodes}, commit {git_commit(ROOT)} (fingerprint {engine_fingerprint()}). "
             f"Date: {datetime.date.today().isoformat()}.",
             f"* Command: `python benchmarks/cluster_candidates.py {' '.join(argv)}`",
-            "* Positions: every 7th move the L player made in the sweep's L4 games, each from empty tables; "
+            f"* Positions: every {every}th move the L player made in `{games}`, each from empty tables; "
             "\"one worker\" is the full engine alone at N, the sweep's baseline.", ""]
 
 

@@ -7,11 +7,15 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 import numpy as np
 
 from base.errors import ConcilioError
+
+if TYPE_CHECKING:
+    from tournaments.autotune.config import AutotuneConfig
 
 
 class UsageError(ConcilioError):
@@ -190,7 +194,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_team(config, args: argparse.Namespace) -> int:
+def _read_team(config: AutotuneConfig, args: argparse.Namespace) -> int:
     """``autotune --read TEAM``: the team's points on the two splits, nothing tuned or written."""
     from ensemble.config import load_ensemble
     from tournaments.autotune.run import read_team
@@ -393,9 +397,13 @@ def cmd_scaling_play(args: argparse.Namespace) -> int:
 def cmd_scaling_duel(args: argparse.Namespace) -> int:
     """Two of the sweep's points against each other, until the SPRT decides (resumable)."""
     from tournaments.scaling.config import load_sweep
-    from tournaments.scaling.run import play_duel
+    from tournaments.scaling.run import play_duel_claimed
     sweep = load_sweep(args.sweep)
-    play_duel(sweep, args.first, args.second, args.concurrency, progress=not args.quiet)
+    sweep.duel_match(args.first, args.second)  # a point the file lacks: ConfigError, exit 2
+    if play_duel_claimed(sweep, args.first, args.second, args.concurrency, progress=not args.quiet) is None:
+        print(f"duel {args.first} against {args.second}: another process is playing it "
+              f"(concilio scaling duels --list says which)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -413,8 +421,8 @@ def cmd_scaling_duels(args: argparse.Namespace) -> int:
         print(f"{len(owed)} duel(s) owed")
         return 0
     played = play_duels(sweep, args.concurrency, progress=not args.quiet)
-    print(f"{len(played)} duel(s) played; "
-          + ("none left unclaimed" if not played else ", ".join(f"{a}-{b}" for a, b, _ in played)))
+    print(f"{len(played)} duel(s) played" + (": " + ", ".join(f"{a}-{b}" for a, b, _ in played) if played else "")
+          + "; no duel owed is left that this process could take")
     return 0
 
 

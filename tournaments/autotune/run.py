@@ -139,6 +139,9 @@ def cross_validated_rules(pool: PoolBallots, config: AutotuneConfig) -> dict[str
     once.  A rule that only looks good on the positions its set was chosen on loses here."""
     from sklearn.model_selection import GroupKFold
     groups = [p.opening_group for p in pool.positions]
+    if len(set(groups)) < 2:
+        raise AutotuneError(f"{config.source}: rule_choice cv needs at least two openings in the tune split of "
+                            f"{config.train.path}, it has {len(set(groups))}")
     folds = GroupKFold(n_splits=min(config.folds, len(set(groups))))
     scores: dict[str, float] = {}
     for crit in config.criteria:
@@ -241,7 +244,8 @@ class TeamReading:
 
 
 def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = True, progress: bool = True,
-              runner: Runner | None = None, warn=lambda line: print(line, file=sys.stderr)) -> TeamReading:
+              runner: Runner | None = None,
+              warn: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> TeamReading:
     """Mean points (or Val) of ``team`` under its own criterion, under each criterion of
     ``config``, and of the full engine, on the tune split and on the held-out games of
     ``config``'s training set; searches only the team's instances and the full engine
@@ -251,6 +255,12 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
                             config.workers, False, config.source)
     train = read_suites(pseudo, warn)[0]
     tune_positions, held_positions = split_held_out(train.positions, config.validate, config.split_seed)
+    if not held_positions:
+        raise AutotuneError(f"{config.source}: train.validate {config.validate:g} holds out no game of "
+                            f"{config.train.path}; a team is read on its held-out games")
+    if config.objective == "points" and any(not p.points for p in train.positions):
+        raise AutotuneError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
+                            "use objective: val")
     kind, amount = next(iter(config.budget.items()))
     full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
     needed = {instance_key(i): i for i in (*team.instances, full)}
@@ -263,12 +273,17 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
                 run_phase1(store, needed, train.positions, Limit(**{kind: amount}), config.budget_key, False,
                            config.workers, runner=lent, progress=progress)
         view = StoreView(store, config.budget_key)
-        values = [[_value(view, c, split, config.objective) for split in (tune_positions, held_positions)]
-                  for c in players]
-        counts = [len(_ballots(view, players[0].player, split)[0]) for split in (tune_positions, held_positions)]
+        # Every number on the same positions: those both the team and the full engine have searched.
+        splits = []
+        for split in (tune_positions, held_positions):
+            kept = [{p.fen for p in _ballots(view, c.player, split)[0]} for c in players]
+            splits.append([p for p in split if p.fen in kept[0] and p.fen in kept[1]])
+        counts = [len(split) for split in splits]
         if min(counts) == 0:
-            raise AutotuneError(f"{config.store}: no searches of {team.name}'s instances on {config.train.path} "
-                                f"at {config.budget_key}; run without --no-search")
+            raise AutotuneError(f"{config.store}: no searches of both {team.name}'s instances and the full engine on "
+                                f"{config.train.path} at {config.budget_key}; run without --no-search")
+        tune_positions, held_positions = splits
+        values = [[_value(view, c, split, config.objective) for split in splits] for c in players]
         rules = tuple((c.label, *(_value(view, Contender(players[0].player, c), split, config.objective)
                                   for split in (tune_positions, held_positions))) for c in config.criteria)
     return TeamReading(team.name, criterion.label, values[0][0], values[0][1], values[1][0], values[1][1], *counts,
@@ -399,8 +414,9 @@ def report_markdown(config: AutotuneConfig, tuned: Contender, results: dict[str,
                                 + ([f"{config.objective}, {config.folds}-fold CV"] if rule_scores else []), rows))
     if rule_scores:
         lines += ["", f"The criterion is chosen by its {config.folds}-fold cross-validated {config.objective} "
-                  "(whole openings per fold; the set chosen on the other folds, scored on the held one), and its "
-                  "set is then chosen on the whole tune split."]
+                  "(whole openings per fold, one fold an opening where the tune split has fewer; the set chosen "
+                  "on the other folds, scored on the held one), and its set is then chosen on the whole tune "
+                  "split."]
     lines += ["", f"Kept: **{name(results[tuned.criterion.label].best)}** with `{tuned.criterion.label}`, written to "
               f"`{config.out}`. Each compared ensemble plays with the criterion that serves it best on the tune "
               "split:", ""]

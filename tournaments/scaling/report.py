@@ -6,6 +6,7 @@ while points are still being played."""
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,8 +194,9 @@ def duel_table(sweep: SweepConfig) -> list[str]:
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
             "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
             "so each finished duel's result is also tested on its pentanomial score, two-sided, and "
-            "Holm-adjusted over the finished duels; a running duel gets no p, since testing it at every "
-            "look would be peeking):", "",
+            "Holm-adjusted over the finished duels; a running duel gets no p. The SPRT's decision is the test "
+            "of record: a duel stops where its score crossed a bound, so a fixed-sample p taken there is "
+            "approximate, somewhat too small where H1 was accepted):", "",
             "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT | p | Holm p |",
             "|---|---|---|---|---|---|---|"] + rows
 
@@ -208,7 +210,7 @@ def duel_finished(games: int, state: SprtState | None, match: MatchConfig) -> bo
 
 
 def overlapping(points: list[PointResult], ceiling: str | None = None,
-                variants: set[frozenset[str]] = frozenset()) -> list[tuple[str, str]]:
+                variants: Collection[frozenset[str]] = ()) -> list[tuple[str, str]]:
     """The pairs of finished points at the same k whose 95% intervals overlap: the pairs the
     points alone do not order, which a duel settles (the ceiling arm is not a player, and an
     arm and its variant are one algorithm under two rules: no pair)."""

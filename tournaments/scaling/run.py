@@ -2,11 +2,15 @@
 resumes where it stopped, and a point finished is never replayed."""
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from base.errors import ConcilioError
 
 from tournaments.match.config import MatchConfig
 from tournaments.match.run import MatchOutcome, run_match
@@ -74,50 +78,69 @@ def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
 
 
 def _claim_path(sweep: SweepConfig, first: str, second: str) -> Path:
+    """The lock file of a duel's claim (beside the duels' folders, never archived)."""
     return sweep.output / "duels" / ".claims" / f"{first}-vs-{second}"
 
 
 def _claim_holder(path: Path) -> str:
-    """Who holds a claim: "host:pid", or "" when nobody does (no file, or its process is gone)."""
+    """Who plays a duel now: the "host:pid" its holder wrote, or "" when no process holds its
+    lock (no file, a holder that finished, or one that died: the kernel dropped its lock)."""
     try:
-        holder = path.read_text().strip()
-    except OSError:
+        with path.open("r") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return f.read().strip() or "another process"
+            fcntl.flock(f, fcntl.LOCK_UN)
+            return ""
+    except FileNotFoundError:
         return ""
-    host, _, pid = holder.rpartition(":")
-    if host == socket.gethostname() and pid.isdigit():
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return ""  # a process of this machine that died: the claim is stale
-        except PermissionError:
-            pass
-    return holder
 
 
-def claim(path: Path) -> bool:
-    """Take a duel for this process, atomically: two queues never play one duel.  A claim whose
-    process died on this machine is taken over; one of another machine is left alone."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    me = f"{socket.gethostname()}:{os.getpid()}"
-    for _ in range(2):
+@contextmanager
+def claimed(path: Path) -> Iterator[bool]:
+    """Hold a duel for this process while the block runs (True), or find it held (False).  An
+    exclusive ``flock`` on the claim file: two processes never both get it, and a process that
+    dies releases it with no clean-up.  (A lock on a network file system is only as good as its
+    ``flock``; run the queues of one folder on one machine, or on a file system that honours it.)"""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = path.open("a+")
+    except OSError as exc:
+        raise ConcilioError(f"{path.parent}: cannot write a duel's claim there ({exc.strerror})") from None
+    with f:
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            if _claim_holder(path):
-                return False
-            path.unlink(missing_ok=True)  # stale: try once more
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(me + "\n")
-        return True
-    return False
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        f.seek(0)
+        f.truncate()
+        f.write(f"{socket.gethostname()}:{os.getpid()}\n")
+        f.flush()
+        try:
+            yield True
+        finally:
+            f.seek(0)
+            f.truncate()  # the file stays (removing a lock file races with its next taker); its lock goes
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def play_duel_claimed(sweep: SweepConfig, first: str, second: str, concurrency: int | None = None,
+                      progress: bool = True, out: Callable[[str], None] = print) -> MatchOutcome | None:
+    """``play_duel`` under the duel's claim; None (nothing played) when another process holds it."""
+    path = _claim_path(sweep, first, second)
+    with claimed(path) as mine:
+        if not mine:
+            return None
+        return play_duel(sweep, first, second, concurrency, progress, out)
 
 
 def play_duels(sweep: SweepConfig, concurrency: int | None = None, progress: bool = True,
                out: Callable[[str], None] = print) -> list[tuple[str, str, MatchOutcome]]:
     """Play every duel still owed, cheapest first, one after another; several processes (one a
-    core, or one a machine sharing the folder) can run this at once, each claiming the next
-    unclaimed duel.  Resumable like every match: a duel stopped half way resumes in its folder."""
+    core) can run this at once, each claiming the next unclaimed duel.  Resumable like every
+    match: a duel stopped half way resumes in its folder."""
     from base.fingerprint import engine_fingerprint
     now = engine_fingerprint()
     played: list[tuple[str, str, MatchOutcome]] = []
@@ -134,11 +157,14 @@ def play_duels(sweep: SweepConfig, concurrency: int | None = None, progress: boo
                     told.add((d.first, d.second))
             elif not d.claimed_by and (d.first, d.second) not in tried:
                 pending.append(d)
-        path = next((p for d in pending if claim(p := _claim_path(sweep, d.first, d.second))), None)
-        if path is None:
+        for d in pending:
+            with claimed(_claim_path(sweep, d.first, d.second)) as mine:
+                if not mine:
+                    continue  # taken since the list was made
+                if not any((o.first, o.second) == (d.first, d.second) for o in pending_duels(sweep)):
+                    break  # finished since the list was made: look again
+                played.append((d.first, d.second, play_duel(sweep, d.first, d.second, concurrency, progress,
+                                                            out)))
+                break
+        else:
             return played
-        first, second = path.name.split("-vs-", 1)
-        try:
-            played.append((first, second, play_duel(sweep, first, second, concurrency, progress, out)))
-        finally:
-            path.unlink(missing_ok=True)

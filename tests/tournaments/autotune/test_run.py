@@ -72,7 +72,7 @@ def test_autotune_keeps_the_best_pair_and_writes_a_playable_ensemble(data_dir, t
 def test_reading_a_written_team_reproduces_its_tune_points_and_scores_its_held_out_games(data_dir, tmp_path):
     config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
     fresh = replace(config, store=tmp_path / "empty.sqlite")
-    with pytest.raises(AutotuneError, match="no searches of"):
+    with pytest.raises(AutotuneError, match="no searches of both"):
         read_team(fresh, load_ensemble("3a"), search=False,
                   progress=False)
     outcome = run_autotune(config, progress=False)
@@ -101,7 +101,7 @@ def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, 
     from concilio.cli import main
     tune_file = write_config(tmp_path, tiny_set(data_dir, tmp_path))
     assert main(["autotune", str(tune_file), "--read", "3a", "--no-search", "--quiet"]) == 2
-    assert "no searches of 3a's instances" in capsys.readouterr().err
+    assert "no searches of both 3a's instances and the full engine" in capsys.readouterr().err
     assert main(["autotune", str(tune_file), "--read", "3a", "--quiet"]) == 0
     out = capsys.readouterr().out
     tune, held = (int(n) for n in re.findall(r"(\d+) positions: \d+\.\d{4} \(full engine \d+\.\d{4}\)", out))
@@ -109,7 +109,7 @@ def test_autotune_read_prints_both_splits_and_a_missing_store_exits_2(data_dir, 
     assert "under majority: tune " in out and "under depth_confidence: tune " in out
 
 
-def test_rule_choice_cv_scores_each_rule_on_folds_its_set_never_saw(data_dir, tmp_path):
+def test_rule_choice_cv_scores_each_rule_on_folds_its_set_never_saw(data_dir, tmp_path, monkeypatch):
     from sklearn.model_selection import GroupKFold
 
     from ensemble.autotune import greedy_with_swaps
@@ -136,6 +136,14 @@ def test_rule_choice_cv_scores_each_rule_on_folds_its_set_never_saw(data_dir, tm
     kept = max(outcome.rule_scores, key=outcome.rule_scores.get)
     assert outcome.tuned.criterion.label == kept
     assert "3-fold CV" in (tmp_path / "report" / "report.md").read_text()
+    # The folds decide, not the tune split: make the rule with the lower tune value win the folds.
+    from tournaments.autotune import run as autotune_run
+    values = {label: r.value for label, r in outcome.results.items()}
+    loser = min(values, key=values.get)
+    assert values[loser] < max(values.values())
+    monkeypatch.setattr(autotune_run, "cross_validated_rules",
+                        lambda pool, config: {label: float(label == loser) for label in values})
+    assert run_autotune(config, progress=False).tuned.criterion.label == loser
 
 
 def test_a_bad_rule_choice_is_named_with_its_line(data_dir, tmp_path):
@@ -145,3 +153,24 @@ def test_a_bad_rule_choice_is_named_with_its_line(data_dir, tmp_path):
         load_autotune(path)
     text = str(caught.value)
     assert "rule_choice 'vote' is not one of tune, cv" in text and "folds" in text and "tune.yaml:" in text
+
+
+def test_reading_a_team_needs_held_out_games_and_both_searches(data_dir, tmp_path):
+    config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path)))
+    with pytest.raises(AutotuneError, match="holds out no game"):
+        read_team(replace(config, validate=0.0), load_ensemble("3a"), search=False, progress=False)
+    run_autotune(config, progress=False)  # the pool (MB, MBX, full) searched
+    with SearchStore(config.store) as store:  # the full engine's searches gone: nothing to compare on
+        store.db.execute("DELETE FROM searches WHERE instance LIKE 'MBXKPAR|w=1,1,1,1,1,1,1|%'")
+        store.db.commit()
+    with pytest.raises(AutotuneError, match="no searches of both"):
+        read_team(config, load_ensemble(config.out), search=False, progress=False)
+
+
+def test_rule_choice_cv_needs_two_openings(data_dir, tmp_path):
+    from tournaments.autotune.run import cross_validated_rules
+    config = load_autotune(write_config(tmp_path, tiny_set(data_dir, tmp_path, n=3), "rule_choice: cv\n"))
+    with SearchStore(config.store) as store:
+        pool = PoolBallots(StoreView(store, config.budget_key), config.pool, [])
+    with pytest.raises(AutotuneError, match="at least two openings"):
+        cross_validated_rules(pool, config)

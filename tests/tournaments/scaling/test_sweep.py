@@ -262,24 +262,43 @@ def test_the_duels_owed_are_the_overlapping_pairs_cheapest_first_less_those_that
     assert [(d.first, d.second) for d in pending_duels(s)] == [("X2", "Z2"), ("Y2", "Z2")]
 
 
-def test_a_duel_is_claimed_by_one_process_and_a_dead_process_claim_is_taken_over(tmp_path):
+def test_a_duel_is_held_by_one_process_and_a_dead_process_holds_nothing(tmp_path):
     import os
     import socket
     import subprocess
     import sys
 
-    from tournaments.scaling.run import _claim_holder, claim
+    from tournaments.scaling.run import _claim_holder, claimed
     path = tmp_path / "duels" / ".claims" / "X2-vs-Z2"
-    assert claim(path) and _claim_holder(path) == f"{socket.gethostname()}:{os.getpid()}"
-    assert not claim(path)  # held, by this very process
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    path.write_text(f"{socket.gethostname()}:{dead.stdout.strip()}\n")
-    assert _claim_holder(path) == "" and claim(path)  # its process is gone: stale
-    path.write_text("another-machine:1\n")
-    assert _claim_holder(path) == "another-machine:1" and not claim(path)  # another machine's: left alone
+    with claimed(path) as mine:
+        assert mine and _claim_holder(path) == f"{socket.gethostname()}:{os.getpid()}"
+        with claimed(path) as again:
+            assert not again  # a second taker, even in this process, finds it held
+    assert _claim_holder(path) == "" and path.read_text() == ""  # released: the file stays, empty
+    path.write_text("some-host:1\n")  # words left by nobody who holds the lock mean nothing
+    assert _claim_holder(path) == ""
+    holder = subprocess.Popen([sys.executable, "-c", f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
+from pathlib import Path
+from tournaments.scaling.run import claimed
+with claimed(Path({str(path)!r})) as mine:
+    print(mine, flush=True)
+    time.sleep(60)
+"""], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "True"
+        assert _claim_holder(path) == f"{socket.gethostname()}:{holder.pid}"
+        with claimed(path) as mine:
+            assert not mine
+    finally:
+        holder.kill()
+        holder.wait()
+    with claimed(path) as mine:
+        assert mine  # the kernel dropped the dead holder's lock: no clean-up needed
 
 
-def test_duels_plays_each_owed_duel_once_and_leaves_no_claim(tmp_path, monkeypatch):
+def test_duels_plays_each_owed_duel_once_and_releases_its_claim(tmp_path, monkeypatch):
     from tournaments.scaling import config as sweep_config
     from tournaments.scaling import report
     from tournaments.scaling.run import pending_duels, play_duels
@@ -288,7 +307,8 @@ def test_duels_plays_each_owed_duel_once_and_leaves_no_claim(tmp_path, monkeypat
     monkeypatch.setattr(sweep_config, "DUEL_GAMES", 2)
     played = play_duels(s, progress=False, out=lambda _: None)
     assert [(a, b, o.played) for a, b, o in played] == [("X4", "Z4", 2)]
-    assert pending_duels(s) == [] and not list((s.output / "duels" / ".claims").iterdir())
+    claims = list((s.output / "duels" / ".claims").iterdir())
+    assert pending_duels(s) == [] and [c.read_text() for c in claims] == [""]  # played, and released
     assert play_duels(s, progress=False, out=lambda _: None) == []
 
 
@@ -363,10 +383,9 @@ def test_duels_list_names_each_owed_duel_and_who_plays_it(tmp_path, monkeypatch,
     assert main(["scaling", "duels", str(path), "--list"]) == 0
     assert capsys.readouterr().out.strip().endswith("0 duel(s) owed")  # no finished point: nothing to settle
     monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points())
-    claims = tmp_path / "runs" / "duels" / ".claims"
-    claims.mkdir(parents=True)
-    (claims / "Y2-vs-Z2").write_text(f"{socket.gethostname()}:{os.getpid()}\n")
-    assert main(["scaling", "duels", str(path), "--list"]) == 0
+    from tournaments.scaling.run import claimed
+    with claimed(tmp_path / "runs" / "duels" / ".claims" / "Y2-vs-Z2"):
+        assert main(["scaling", "duels", str(path), "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == ["X2 against Z2: 0 games", f"Y2 against Z2: 0 games, playing in {socket.gethostname()}:{os.getpid()}",
                    "X4 against Z4: 0 games", "3 duel(s) owed"]
@@ -393,3 +412,14 @@ def test_duels_leaves_a_duel_begun_by_another_engine_to_that_engine_s_checkout(t
     assert said == ["duel X4 against Z4: its 1 games were played by engine 0123456789ab, this installation is "
                     f"{engine_fingerprint()}; resume it from a "
                     "checkout of that engine (concilio scaling duel)"]
+
+
+def test_a_duel_another_process_plays_is_not_played_twice(tmp_path, capsys):
+    from concilio.cli import main
+    from tournaments.scaling.run import claimed
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO_ARMS.format(out=tmp_path / "runs"))
+    with claimed(tmp_path / "runs" / "duels" / ".claims" / "X4-vs-Z4"):
+        assert main(["scaling", "duel", "X4", "Z4", "--sweep", str(path), "--quiet"]) == 1
+    assert "duel X4 against Z4: another process is playing it" in capsys.readouterr().err
+    assert not (tmp_path / "runs" / "duels" / "X4-vs-Z4" / "games.jsonl").exists()
