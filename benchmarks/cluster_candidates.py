@@ -50,28 +50,36 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):g} [{qs[0]:g}, {qs[-1]:g}]"
 
 
+_ALONE: dict[tuple[str, int], int] = {}  # (FEN, N) -> one worker's depth: the same for every candidate
+
+
+def one_worker_depth(fen: str, nodes: int) -> int:
+    """The depth the full engine alone reaches with N from an empty table (the yardstick)."""
+    if (fen, nodes) not in _ALONE:
+        from players.decomposition.config import load_decomposition
+        from players.decomposition.player import DecompositionPlayer
+        from players.limits import Limit
+        with DecompositionPlayer(load_decomposition(ROOT / "configs" / "decomposition" /
+                                                    "lazy-cluster-in-process.yaml", workers=1)) as alone:
+            alone.new_game()
+            _ALONE[(fen, nodes)] = alone.search(chess.Board(fen), Limit(nodes=nodes)).depth
+    return _ALONE[(fen, nodes)]
+
+
 def measure(name: str, overrides: dict, k: int, fens: list[str], nodes: int) -> dict:
     """One candidate at k workers: depth, nodes and depth over one worker's, per position."""
     from players.decomposition.config import load_decomposition
     from players.decomposition.player import DecompositionPlayer
     from players.limits import Limit
     config = load_decomposition(ROOT / "configs" / "decomposition" / f"{name}.yaml", workers=k, **overrides)
-    player = DecompositionPlayer(config)
-    alone = DecompositionPlayer(load_decomposition(ROOT / "configs" / "decomposition" / "lazy-cluster-in-process.yaml",
-                                                   workers=1))
     depths, spent, gains = [], [], []
-    try:
+    with DecompositionPlayer(config) as player:
         for fen in fens:
             player.new_game()
-            alone.new_game()
             r = player.search(chess.Board(fen), Limit(nodes=nodes))
-            one = alone.search(chess.Board(fen), Limit(nodes=nodes))
             depths.append(r.depth)
             spent.append(r.nodes)
-            gains.append(r.depth - one.depth)
-    finally:
-        player.close()
-        alone.close()
+            gains.append(r.depth - one_worker_depth(fen, nodes))
     return {"k": k, "depth": spread(depths), "nodes": spread(spent), "gain": spread(gains),
             "shallower": sum(g < 0 for g in gains) / len(gains)}
 
