@@ -9,18 +9,14 @@ from ensemble.calibration import Calibration, fit_calibration, spec_key
 from ensemble.config import InstanceConfig
 from evaluation.spec import FULL_ENGINE
 from tournaments.autotune.config import AutotuneConfig
-from tournaments.autotune.run import split_held_out
-from tournaments.suite.config import FULL_LABEL, SuiteRunConfig, instance_key
-from tournaments.suite.run import read_suites
+from tournaments.autotune.run import train_splits
+from tournaments.suite.config import FULL_LABEL, instance_key
 from tournaments.suite.store import SearchStore
 
 
 def fit_team_calibration(config: AutotuneConfig, warn=lambda line: print(line, file=sys.stderr)) -> Calibration:
     """One line per pool instance from the store's searches (``concilio autotune`` makes them)."""
-    pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
-                            config.workers, False, config.source)
-    train = read_suites(pseudo, warn)[0]
-    tune, _ = split_held_out(train.positions, config.validate, config.split_seed)
+    tune, _ = train_splits(config, warn)
     fens = [p.fen for p in tune]
     full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
     with SearchStore(config.store) as store:

@@ -19,11 +19,10 @@ from ensemble.config import EnsembleConfig
 from ensemble.routing import FEATURES, RoutingGate, features, routed
 from ensemble.selection import select
 from tournaments.autotune.config import AutotuneConfig
-from tournaments.autotune.run import position_value, split_held_out
+from tournaments.autotune.run import position_value, train_splits
 from tournaments.records.epd import Suite
-from tournaments.suite.config import PlayerSpec, SuiteRunConfig
+from tournaments.suite.config import PlayerSpec
 from tournaments.suite.metrics import StoreView
-from tournaments.suite.run import read_suites
 from tournaments.suite.store import SearchStore
 
 C_GRID = (0.01, 0.1, 1.0, 10.0)
@@ -59,10 +58,7 @@ def fit_routing(config: AutotuneConfig, team: EnsembleConfig,
                 warn=lambda line: print(line, file=sys.stderr)) -> RoutingFit:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_score
-    pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
-                            config.workers, False, config.source)
-    train = read_suites(pseudo, warn)[0]
-    tune, held = split_held_out(train.positions, config.validate, config.split_seed)
+    tune, held = train_splits(config, warn)
     player = PlayerSpec(team.name, tuple(team.instances))
     with SearchStore(config.store) as store:
         view = StoreView(store, config.budget_key)

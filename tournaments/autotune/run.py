@@ -96,6 +96,15 @@ def split_held_out(positions: list[SuitePosition], share: float, seed: int,
     return [p for p in positions if group(p) not in held], [p for p in positions if group(p) in held]
 
 
+def train_splits(config: AutotuneConfig, warn: Callable[[str], None]) -> tuple[list, list]:
+    """(tune, held-out) positions of ``config``'s training set, split by opening as the tune does."""
+    from tournaments.suite.config import SuiteRunConfig
+    pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
+                            config.workers, False, config.source)
+    train = read_suites(pseudo, warn)[0]
+    return split_held_out(train.positions, config.validate, config.split_seed)
+
+
 def position_value(position: SuitePosition, move: str, objective: str) -> float:
     """What one move earns: STS points (best = 10) or 1 for a best move."""
     return float(position.points_for(move)) if objective == "points" else float(position.solved_by(move))
@@ -250,15 +259,11 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
     ``config``, and of the full engine, on the tune split and on the held-out games of
     ``config``'s training set; searches only the team's instances and the full engine
     (``search``), at the file's budget."""
-    from tournaments.suite.config import SuiteRunConfig
-    pseudo = SuiteRunConfig(config.name, (config.train,), (), config.budget, (), config.store, config.report,
-                            config.workers, False, config.source)
-    train = read_suites(pseudo, warn)[0]
-    tune_positions, held_positions = split_held_out(train.positions, config.validate, config.split_seed)
+    tune_positions, held_positions = train_splits(config, warn)
     if not held_positions:
         raise AutotuneError(f"{config.source}: train.validate {config.validate:g} holds out no game of "
                             f"{config.train.path}; a team is read on its held-out games")
-    if config.objective == "points" and any(not p.points for p in train.positions):
+    if config.objective == "points" and any(not p.points for p in tune_positions + held_positions):
         raise AutotuneError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
                             "use objective: val")
     kind, amount = next(iter(config.budget.items()))
@@ -270,8 +275,8 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
     with SearchStore(config.store) as store:
         if search:
             with borrowed_or_own(config.workers, runner, dashboard=False) as lent:
-                run_phase1(store, needed, train.positions, Limit(**{kind: amount}), config.budget_key, False,
-                           config.workers, runner=lent, progress=progress)
+                run_phase1(store, needed, tune_positions + held_positions, Limit(**{kind: amount}),
+                           config.budget_key, False, config.workers, runner=lent, progress=progress)
         view = StoreView(store, config.budget_key)
         # Every number on the same positions: those both the team and the full engine have searched.
         splits = []
