@@ -100,17 +100,9 @@ def main() -> None:
     table += [f"| {name} | {depth:.2f} | {agree:.3f} | {spread} |" for name, depth, agree, spread in rows]
     print("\n".join(table))
     if args.out:
-        import datetime
-
-        from base.fingerprint import engine_fingerprint
-        from players.bench import run_bench
-        from players.speed_measure import git_commit
-        head = ["# ABDADA's A2 on two cores and on one (issue 43)", "",
-                f"* Engine: bench {run_bench().nodes}, commit {git_commit(ROOT)} (fingerprint {engine_fingerprint()}). "
-                f"Date: {datetime.date.today().isoformat()}.",
-                f"* Command: `python benchmarks/abdada_cores.py {' '.join(sys.argv[1:])}` (nothing else running)", ""]
-        Path(args.out).write_text("\n".join(head + table) + "\n")
-
+        from benchmarks.provenance import header
+        head = header("ABDADA's A2 on two cores and on one (issue 43)", "abdada_cores.py", "(nothing else running)")
+        Path(args.out).write_text("\n".join(head + [""] + table) + "\n")
 
 if __name__ == "__main__":
     main()

@@ -110,22 +110,16 @@ def main() -> None:
               for r in rows]
     print("\n".join(table))
     if args.out:
-        Path(args.out).write_text("\n".join(header(sys.argv[1:], args.every, args.games) + table) + "\n")
+        Path(args.out).write_text("\n".join(header(args.every, args.games) + table) + "\n")
 
 
-def header(argv: list[str], every: int, games: str) -> list[str]:
-    """The result document's provenance: engine, date, command (``tests/test_docs.py``)."""
-    import datetime
-    from base.fingerprint import engine_fingerprint
-    from players.bench import run_bench
-    from players.speed_measure import git_commit
-    return ["# Decompositions without shared memory at the sweep's budget: which one is L (issue 43)", "",
-            f"* Engine: bench {run_bench().nodes}, commit {git_commit(ROOT)} (fingerprint {engine_fingerprint()}). "
-            f"Date: {datetime.date.today().isoformat()}.",
-            f"* Command: `python benchmarks/cluster_candidates.py {' '.join(argv)}`",
-            f"* Positions: every {every}th move the L player made in `{games}`, each from empty tables; "
-            "\"one worker\" is the full engine alone at N, the sweep's baseline.", ""]
-
+def header(every: int, games: str) -> list[str]:
+    """The result document's provenance and what its positions are."""
+    from benchmarks.provenance import header as provenance
+    return provenance("Decompositions without shared memory at the sweep's budget: which one is L (issue 43)",
+                      "cluster_candidates.py") + [
+        f"* Positions: every {every}th move the L player made in `{games}`, each from empty tables; "
+        "\"one worker\" is the full engine alone at N, the sweep's baseline.", ""]
 
 if __name__ == "__main__":
     main()
