@@ -167,30 +167,60 @@ def trend_table(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     return lines
 
 
-def duel_table(sweep: SweepConfig) -> list[str]:
-    """The duels played so far: the first point's score against the second, and the SPRT's state."""
+@dataclass(frozen=True)
+class DuelResult:
+    """One duel's games so far: the first point's score against the second and its SPRT."""
+
+    first: str
+    second: str
+    games: int
+    wdl: tuple[int, int, int]  # of the first
+    elo: EloEstimate | None  # of the first, pentanomial; None before the first pair
+    sprt: SprtState | None
+    finished: bool  # decided with its minimum played, or at its most games (``duel_finished``)
+
+    def status(self) -> str:
+        """A few words for the overlap list: where the duel stands, so the list is the queue."""
+        if self.finished:
+            decision = self.sprt.decision if self.sprt is not None else None
+            return (f"{self.first} {_interval(self.elo)}, {decision or 'undecided at its most games'}"
+                    if self.elo is not None else "stopped")
+        llr = f", LLR {self.sprt.llr:.2f}" if self.sprt is not None else ""
+        return f"running: {self.games} games{llr}"
+
+
+def duel_results(sweep: SweepConfig) -> list[DuelResult]:
+    """Every duel with games, in its folder's order (a folder of a point the file no longer
+    defines is passed over)."""
     found = []
     for first, second in sweep.duels():
         try:
             match = sweep.duel_match(first, second)
         except ConfigError:
-            continue  # a folder of a point the file no longer defines
+            continue
         records = read_records(match.output)
         if not records:
             continue
         summary = summarise(match, records)[0]
-        elo = summary.pentanomial()
         state = summary.sprt(match)
-        done = duel_finished(summary.games, state, match)
-        found.append((f"| {first} against {second} | {summary.games}{'' if done else ' (running)'} | "
-                      f"{'-'.join(map(str, summary.wdl))} | "
-                      f"{'-' if elo is None else _interval(elo)} | {'-' if state is None else state.format()} | ",
-                      elo.p_value if elo is not None and done else None))
-    if not found:
+        found.append(DuelResult(first, second, summary.games, summary.wdl, summary.pentanomial(), state,
+                                duel_finished(summary.games, state, match)))
+    return found
+
+
+def duel_table(duels: list[DuelResult]) -> list[str]:
+    """The duels played so far: the first point's score against the second, and the SPRT's state."""
+    if not duels:
         return []
-    tested = [p for _, p in found if p is not None]
+    tested = [d.elo.p_value for d in duels if d.finished and d.elo is not None]
     adjusted = iter(holm(tested))
-    rows = [row + ("- | - |" if p is None else f"{p:.2g} | {next(adjusted):.2g} |") for row, p in found]
+    rows = []
+    for d in duels:
+        row = (f"| {d.first} against {d.second} | {d.games}{'' if d.finished else ' (running)'} | "
+               f"{'-'.join(map(str, d.wdl))} | {'-' if d.elo is None else _interval(d.elo)} | "
+               f"{'-' if d.sprt is None else d.sprt.format()} | ")
+        tested_here = d.finished and d.elo is not None
+        rows.append(row + (f"{d.elo.p_value:.2g} | {next(adjusted):.2g} |" if tested_here else "- | - |"))
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
             "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
             "so each finished duel's result is also tested on its pentanomial score, two-sided, and "
@@ -270,16 +300,22 @@ def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
             "| pair | Elo apart | p | Holm p | duel |", "|---|---|---|---|---|"] + rows
 
 
-def overlap_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
-    """The overlapping pairs, each with its duel if one was played (in either order)."""
+def overlap_lines(sweep: SweepConfig, points: list[PointResult], duels: list[DuelResult]) -> list[str]:
+    """The overlapping pairs, each with where its duel stands (played in either order): the
+    queue of duels and their verdicts in one line, never stale."""
     pairs = overlapping(points, sweep.ceiling, sweep.variants())
     if not pairs:
         return []
-    played = {frozenset(d) for d in sweep.duels()}
-    said = [f"{a}–{b}" + (" (duel below)" if frozenset((a, b)) in played else "") for a, b in pairs]
+    by_pair = {frozenset((d.first, d.second)): d for d in duels}
+    said = []
+    for a, b in pairs:
+        duel = by_pair.get(frozenset((a, b)))
+        said.append(f"{a}–{b} ({'owed' if duel is None else duel.status()})")
+    owed = sum(1 for a, b in pairs if not (d := by_pair.get(frozenset((a, b)))) or not d.finished)
     same = sorted("–".join(sorted(v)) for v in sweep.variants())
-    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs; `concilio scaling duels` "
-            f"plays them): " + ", ".join(said) + "."
+    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs, {owed} of their duels "
+            f"not finished; `concilio scaling duels` plays them; a finished duel shows its first point's Elo "
+            f"against the second and the SPRT's decision): " + ", ".join(said) + "."
             + (f" Not paired: {', '.join(same)}, one algorithm under two rules (`variant_of`)." if same else "")]
 
 
@@ -339,8 +375,9 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     """``folder``/table.md and ``folder``/elo.png; with ``document``, its text between the sweep
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
-    lines = (table(sweep, points) + overlap_lines(sweep, points) + pair_lines(sweep, points) + duel_table(sweep)
-             + trend_table(sweep, points))
+    duels = duel_results(sweep)
+    lines = (table(sweep, points) + overlap_lines(sweep, points, duels) + pair_lines(sweep, points)
+             + duel_table(duels) + trend_table(sweep, points))
     across = ["", "The same points by k:", ""] + by_k(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"

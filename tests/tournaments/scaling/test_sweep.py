@@ -204,10 +204,16 @@ def test_pairs_whose_intervals_overlap_are_listed_stronger_first_and_their_duels
     assert overlapping(points, "F") == [("D2", "L2")]  # 10 <= 20; C4 and L4 miss by one Elo
     points[-1] = point("D", 4, 29, 60)
     assert overlapping(points, "F") == [("D2", "L2"), ("C4", "D4"), ("D4", "L4")]
-    duel = s.output / "duels" / "L2-vs-D2"
-    duel.mkdir(parents=True)
-    assert overlap_lines(s, points)[1] == ("Finished points at one k whose intervals overlap (3 pairs; "
-                                           "`concilio scaling duels` plays them): D2–L2 (duel below), C4–D4, D4–L4.")
+    # Each pair says where its duel stands, whichever order the duel was played in.
+    from tournaments.scaling.report import DuelResult
+    from tournaments.statistics.elo import SprtState
+    elo = EloEstimate(400, 0.58, 55.6, 26.2, 85.4, 0.9999)
+    duels = [DuelResult("L2", "D2", 400, (1, 1, 1), elo, SprtState(3.1, -2.94, 2.94), True),
+             DuelResult("C4", "D4", 120, (1, 1, 1), elo, SprtState(0.914, -2.94, 2.94), False)]
+    assert overlap_lines(s, points, duels)[1] == (
+        "Finished points at one k whose intervals overlap (3 pairs, 2 of their duels not finished; "
+        "`concilio scaling duels` plays them; a finished duel shows its first point's Elo against the second and "
+        "the SPRT's decision): D2–L2 (L2 +56 [+26, +85], H1), C4–D4 (running: 120 games, LLR 0.91), D4–L4 (owed).")
     # An arm marked as another's variant (one algorithm under two rules) is paired with it no more.
     assert overlapping(points, "F", {frozenset(("D", "L"))}) == [("C4", "D4")]
 
