@@ -40,7 +40,8 @@ def test_numba_caches_in_the_user_folder_unless_told_otherwise(tmp_path):
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
 
     def folders() -> set[Path]:
-        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+        # Each call compiles into an empty cache: minutes on a loaded machine, so the limit only catches a hang.
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=900)
         return {Path(p) for p in done.stdout.split()}
     assert folders() == {tmp_path / "cache" / "concilio" / "numba" / own}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "chosen")
