@@ -416,6 +416,7 @@ def cmd_scaling_duels(args: argparse.Namespace) -> int:
         owed = pending_duels(sweep)
         for d in owed:
             print(f"{d.first} against {d.second}: {d.games} games"
+                  + (f", LLR {d.llr:.2f}" if d.llr is not None else "")
                   + (f" (engine {', '.join(d.engines)})" if d.engines else "")
                   + (f", playing in {d.claimed_by}" if d.claimed_by else ""))
         print(f"{len(owed)} duel(s) owed")

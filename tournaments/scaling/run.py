@@ -53,6 +53,7 @@ class PendingDuel:
     games: int
     claimed_by: str = ""  # "host:pid" of the process playing it, if any
     engines: tuple[str, ...] = ()  # the engine fingerprints its games were played by
+    llr: float | None = None  # the SPRT's log-likelihood ratio so far; None before the first pair
 
 
 def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
@@ -68,12 +69,15 @@ def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
         first, second = played.get(frozenset((first, second)), (first, second))
         match = sweep.duel_match(first, second)
         records = read_records(match.output)
+        state = None
         if records:
             summary = summarise(match, records)[0]
-            if duel_finished(summary.games, summary.sprt(match), match):
+            state = summary.sprt(match)
+            if duel_finished(summary.games, state, match):
                 continue
         owed.append(PendingDuel(first, second, len(records), _claim_holder(_claim_path(sweep, first, second)),
-                                tuple(sorted({r.engine for r in records if r.engine}))))
+                                tuple(sorted({r.engine for r in records if r.engine})),
+                                None if state is None else state.llr))
     return owed
 
 

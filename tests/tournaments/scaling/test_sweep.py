@@ -263,6 +263,10 @@ def test_the_duels_owed_are_the_overlapping_pairs_cheapest_first_less_those_that
     from base.fingerprint import engine_fingerprint
     assert [(d.first, d.second, d.games, d.engines) for d in pending_duels(s)][-1] == ("Z4", "X4", 2,
                                                                                        (engine_fingerprint(),))
+    # ... and where its SPRT stands (a duel with no games has none).
+    from tournaments.match.run import read_records, summarise
+    z4 = s.duel_match("Z4", "X4")
+    assert [d.llr for d in pending_duels(s)] == [None, None, summarise(z4, read_records(z4.output))[0].sprt(z4).llr]
     # At its most games a duel has stopped: owed no more.
     monkeypatch.setattr(sweep_config, "DUEL_GAMES", 2)
     assert [(d.first, d.second) for d in pending_duels(s)] == [("X2", "Z2"), ("Y2", "Z2")]
