@@ -208,12 +208,16 @@ def duel_results(sweep: SweepConfig) -> list[DuelResult]:
     return found
 
 
-def duel_table(duels: list[DuelResult]) -> list[str]:
-    """The duels played so far: the first point's score against the second, and the SPRT's state."""
+def duel_table(duels: list[DuelResult], family: int = 0) -> list[str]:
+    """The duels played so far: the first point's score against the second, and the SPRT's state.
+
+    Holm runs over ``family`` duels, declared before they finish (every overlapping pair), the
+    unfinished counted at p = 1: a duel that finishes later can then only lower the others'
+    adjusted p, so a claim made on a finished duel is never taken back by the next one."""
     if not duels:
         return []
     tested = [d.elo.p_value for d in duels if d.finished and d.elo is not None]
-    adjusted = iter(holm(tested))
+    adjusted = iter(holm(tested + [1.0] * max(0, family - len(tested))))
     rows = []
     for d in duels:
         row = (f"| {d.first} against {d.second} | {d.games}{'' if d.finished else ' (running)'} | "
@@ -224,7 +228,9 @@ def duel_table(duels: list[DuelResult]) -> list[str]:
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
             "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
             "so each finished duel's result is also tested on its pentanomial score, two-sided, and "
-            "Holm-adjusted over the finished duels; a running duel gets no p. The SPRT's decision is the test "
+            f"Holm-adjusted over the family of {max(family, len(tested))} duels, every overlapping pair's, the "
+            "unfinished counted at p = 1 (a later duel can only lower a finished one's Holm p); a running duel "
+            "gets no p. The SPRT's decision is the test "
             "of record: a duel stops where its score crossed a bound, so a fixed-sample p taken there is "
             "approximate, somewhat too small where H1 was accepted):", "",
             "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT | p | Holm p |",
@@ -376,8 +382,10 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     table's markers is replaced by the table (the rest of the document is the author's)."""
     points = collect(sweep)
     duels = duel_results(sweep)
+    family = {frozenset(pair) for pair in overlapping(points, sweep.ceiling, sweep.variants())}
+    family |= {frozenset((d.first, d.second)) for d in duels}
     lines = (table(sweep, points) + overlap_lines(sweep, points, duels) + pair_lines(sweep, points)
-             + duel_table(duels) + trend_table(sweep, points))
+             + duel_table(duels, len(family)) + trend_table(sweep, points))
     across = ["", "The same points by k:", ""] + by_k(sweep, points)
     folder.mkdir(parents=True, exist_ok=True)
     table_path = folder / "table.md"

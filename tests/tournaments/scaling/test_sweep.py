@@ -433,3 +433,24 @@ def test_a_duel_another_process_plays_is_not_played_twice(tmp_path, capsys):
         assert main(["scaling", "duel", "X4", "Z4", "--sweep", str(path), "--quiet"]) == 1
     assert "duel X4 against Z4: another process is playing it" in capsys.readouterr().err
     assert not (tmp_path / "runs" / "duels" / "X4-vs-Z4" / "games.jsonl").exists()
+
+
+def test_duels_are_holm_adjusted_over_the_declared_family_so_a_later_duel_takes_no_claim_back():
+    from tournaments.scaling.report import DuelResult, duel_table
+    from tournaments.statistics.elo import EloEstimate, SprtState
+
+    def duel(name: str, p: float, finished: bool = True) -> DuelResult:
+        elo = EloEstimate(400, 0.55, 35.0, 10.0, 60.0, 1 - p / 2)  # two-sided p from the LOS
+        return DuelResult(name, "L2", 400, (1, 1, 1), elo, SprtState(3.0, -2.94, 2.94), finished)
+
+    def holm_column(duels: list[DuelResult], family: int) -> list[str]:
+        return [row.strip("| ").split(" | ")[-1] for row in duel_table(duels, family) if row.startswith("| ")
+                and " against " in row]
+    # Four duels declared, two finished (p 0.01 and 0.02): 4 × 0.01 and 3 × 0.02, the others at p = 1.
+    now = [duel("A2", 0.01), duel("B2", 0.02), duel("C2", 0.5, finished=False)]
+    assert holm_column(now, 4) == ["0.04", "0.06", "-"]
+    # Over the finished duels alone it would be 2 × 0.01 and 1 × 0.02, taken back as the family grew.
+    assert holm_column(now, 0) == ["0.02", "0.02", "-"]
+    # The third finishing with a larger p changes nothing for the first two.
+    later = [duel("A2", 0.01), duel("B2", 0.02), duel("C2", 0.5)]
+    assert holm_column(later, 4)[:2] == ["0.04", "0.06"]
