@@ -189,22 +189,29 @@ class DuelResult:
         return f"running: {self.games} games{llr}"
 
 
+def read_duel(sweep: SweepConfig, first: str, second: str) -> tuple[DuelResult | None, list]:
+    """One duel's result from its folder (None before its first game), with its game records."""
+    match = sweep.duel_match(first, second)
+    records = read_records(match.output)
+    if not records:
+        return None, records
+    summary = summarise(match, records)[0]
+    state = summary.sprt(match)
+    return DuelResult(first, second, summary.games, summary.wdl, summary.pentanomial(), state,
+                      duel_finished(summary.games, state, match)), records
+
+
 def duel_results(sweep: SweepConfig) -> list[DuelResult]:
     """Every duel with games, in its folder's order (a folder of a point the file no longer
     defines is passed over)."""
     found = []
     for first, second in sweep.duels():
         try:
-            match = sweep.duel_match(first, second)
+            result, _ = read_duel(sweep, first, second)
         except ConfigError:
             continue
-        records = read_records(match.output)
-        if not records:
-            continue
-        summary = summarise(match, records)[0]
-        state = summary.sprt(match)
-        found.append(DuelResult(first, second, summary.games, summary.wdl, summary.pentanomial(), state,
-                                duel_finished(summary.games, state, match)))
+        if result is not None:
+            found.append(result)
     return found
 
 

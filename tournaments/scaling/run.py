@@ -60,24 +60,18 @@ def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
     """The duels still owed: every overlapping pair of finished points (``report.overlapping``,
     an arm and its variant left out) whose duel has not stopped, smallest k first (the cheapest
     games), a duel already begun in its folder's order (either order of the two names)."""
-    from tournaments.match.run import read_records, summarise
-    from tournaments.scaling.report import collect, duel_finished, overlapping
+    from tournaments.scaling.report import collect, overlapping, read_duel
     played = {frozenset(d): d for d in sweep.duels()}
     pairs = overlapping(collect(sweep), sweep.ceiling, sweep.variants())
     owed = []
     for first, second in sorted(pairs, key=lambda pair: sweep.parse_point(pair[0])[1]):
         first, second = played.get(frozenset((first, second)), (first, second))
-        match = sweep.duel_match(first, second)
-        records = read_records(match.output)
-        state = None
-        if records:
-            summary = summarise(match, records)[0]
-            state = summary.sprt(match)
-            if duel_finished(summary.games, state, match):
-                continue
+        result, records = read_duel(sweep, first, second)
+        if result is not None and result.finished:
+            continue
         owed.append(PendingDuel(first, second, len(records), _claim_holder(_claim_path(sweep, first, second)),
                                 tuple(sorted({r.engine for r in records if r.engine})),
-                                None if state is None else state.llr))
+                                None if result is None or result.sprt is None else result.sprt.llr))
     return owed
 
 
