@@ -436,7 +436,8 @@ def cmd_scaling_carry(args: argparse.Namespace) -> int:
     copied = step(sweep, args.results)
     source, target = (sweep.output, args.results) if args.step == "archive" else (args.results, sweep.output)
     for c in copied:
-        print(f"{c.folder}: {c.before} -> {c.games} games")
+        print(f"{c.folder}: {c.before} -> {c.games} games" if c.games != c.before
+              else f"{c.folder}: summary.md of its {c.games} games")
     print(f"{args.step}: {len(copied)} folder(s) copied from {source} to {target}"
           + ("" if copied else " (each already held as many games)"))
     return 0

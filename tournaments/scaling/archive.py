@@ -27,22 +27,29 @@ class Copied:
 
 
 def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
-    """Every point and duel whose games in the runs folder outnumber those in ``results``."""
+    """Every point and duel whose games in the runs folder outnumber those in ``results``, and
+    every one whose summary was rewritten (``match --summary-only``) over the games archived."""
     out = []
     for name in _folders(sweep.output):
         lines = _whole_lines((sweep.output / name / GAMES).read_bytes())
         target = results / name
         before = _count(_read_xz(target / ARCHIVED))
-        if len(lines) <= before:
-            continue
-        target.mkdir(parents=True, exist_ok=True)
-        partial = target / (ARCHIVED + ".part")
-        partial.write_bytes(lzma.compress(b"".join(lines), preset=9))
-        partial.replace(target / ARCHIVED)  # a kill mid-write leaves the old archive whole
-        if (sweep.output / name / SUMMARY).exists():
-            (target / SUMMARY).write_bytes((sweep.output / name / SUMMARY).read_bytes())
+        summary = sweep.output / name / SUMMARY
+        if len(lines) > before:
+            target.mkdir(parents=True, exist_ok=True)
+            partial = target / (ARCHIVED + ".part")
+            partial.write_bytes(lzma.compress(b"".join(lines), preset=9))
+            partial.replace(target / ARCHIVED)  # a kill mid-write leaves the old archive whole
+        elif not (len(lines) == before and summary.exists() and _differs(summary, target / SUMMARY)):
+            continue  # a summary beside fewer games than the archive's would describe other games
+        if summary.exists():
+            (target / SUMMARY).write_bytes(summary.read_bytes())
         out.append(Copied(name, len(lines), before))
     return out
+
+
+def _differs(a: Path, b: Path) -> bool:
+    return not b.exists() or a.read_bytes() != b.read_bytes()
 
 
 def restore(sweep: SweepConfig, results: Path) -> list[Copied]:

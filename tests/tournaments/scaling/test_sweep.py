@@ -339,8 +339,14 @@ def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
     assert lzma.decompress((results / "F-2" / "games.jsonl.xz").read_bytes()) == b'{"id": "0-0"}\n{"id": "0-1"}\n'
     assert (results / "duels" / "F4-vs-F2" / "summary.md").read_text() == "# duel\n"
     assert archive(s, results) == []  # nothing new
-    (point / "games.jsonl").write_text('{"id": "0-0"}\n')  # a shorter local copy never shrinks the archive
+    (duel / "summary.md").write_text("# duel, rewritten\n")  # match --summary-only over the same games
+    assert [(c.folder, c.before, c.games) for c in archive(s, results)] == [("duels/F4-vs-F2", 1, 1)]
+    assert (results / "duels" / "F4-vs-F2" / "summary.md").read_text() == "# duel, rewritten\n"
     assert archive(s, results) == []
+    (point / "games.jsonl").write_text('{"id": "0-0"}\n')  # a shorter local copy never shrinks the archive
+    (point / "summary.md").write_text("# one game\n")  # nor does its summary replace the archive's
+    assert archive(s, results) == []
+    assert not (results / "F-2" / "summary.md").exists()
     restored = restore(s, results)
     assert [(c.folder, c.before, c.games) for c in restored] == [("F-2", 1, 2)]
     assert (point / "games.jsonl").read_text() == '{"id": "0-0"}\n{"id": "0-1"}\n'
