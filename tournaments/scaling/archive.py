@@ -35,21 +35,22 @@ def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
         target = results / name
         before = _count(_read_xz(target / ARCHIVED))
         summary = sweep.output / name / SUMMARY
-        if len(lines) > before:
+        text = summary.read_bytes() if summary.exists() else None
+        grew = len(lines) > before
+        # A summary beside fewer games than the archive's describes other games: never copied.
+        rewritten = (len(lines) == before and text is not None
+                     and (not (target / SUMMARY).exists() or (target / SUMMARY).read_bytes() != text))
+        if not (grew or rewritten):
+            continue
+        if grew:
             target.mkdir(parents=True, exist_ok=True)
             partial = target / (ARCHIVED + ".part")
             partial.write_bytes(lzma.compress(b"".join(lines), preset=9))
             partial.replace(target / ARCHIVED)  # a kill mid-write leaves the old archive whole
-        elif not (len(lines) == before and summary.exists() and _differs(summary, target / SUMMARY)):
-            continue  # a summary beside fewer games than the archive's would describe other games
-        if summary.exists():
-            (target / SUMMARY).write_bytes(summary.read_bytes())
+        if text is not None:
+            (target / SUMMARY).write_bytes(text)
         out.append(Copied(name, len(lines), before))
     return out
-
-
-def _differs(a: Path, b: Path) -> bool:
-    return not b.exists() or a.read_bytes() != b.read_bytes()
 
 
 def restore(sweep: SweepConfig, results: Path) -> list[Copied]:
