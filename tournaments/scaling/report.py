@@ -326,9 +326,10 @@ def overlap_lines(sweep: SweepConfig, points: list[PointResult], duels: list[Due
         said.append(f"{a}–{b} ({'owed' if duel is None else duel.status()})")
     owed = sum(1 for a, b in pairs if not (d := by_pair.get(frozenset((a, b)))) or not d.finished)
     same = sorted("–".join(sorted(v)) for v in sweep.variants())
-    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs, {owed} of their duels "
-            f"not finished; `concilio scaling duels` plays them; a finished duel shows its first point's Elo "
-            f"against the second and the SPRT's decision): " + ", ".join(said) + "."
+    standing = (f"{owed} of their duels not finished; `concilio scaling duels` plays them" if owed
+                else "every duel finished")
+    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs, {standing}; a finished "
+            f"duel shows its first point's Elo against the second and the SPRT's decision): " + ", ".join(said) + "."
             + (f" Not paired: {', '.join(same)}, one algorithm under two rules (`variant_of`)." if same else "")]
 
 

@@ -214,6 +214,11 @@ def test_pairs_whose_intervals_overlap_are_listed_stronger_first_and_their_duels
         "Finished points at one k whose intervals overlap (3 pairs, 2 of their duels not finished; "
         "`concilio scaling duels` plays them; a finished duel shows its first point's Elo against the second and "
         "the SPRT's decision): D2–L2 (L2 +56 [+26, +85], H1), C4–D4 (running: 120 games, LLR 0.91), D4–L4 (owed).")
+    # Once every overlapping pair's duel has finished, the line says so instead of pointing to the queue.
+    done = [DuelResult("D4", "L4", 400, (1, 1, 1), elo, SprtState(3.1, -2.94, 2.94), True),
+            DuelResult("C4", "D4", 400, (1, 1, 1), elo, SprtState(-3.0, -2.94, 2.94), True), duels[0]]
+    assert overlap_lines(s, points, done)[1].startswith(
+        "Finished points at one k whose intervals overlap (3 pairs, every duel finished; a finished duel shows")
     # An arm marked as another's variant (one algorithm under two rules) is paired with it no more.
     assert overlapping(points, "F", {frozenset(("D", "L"))}) == [("C4", "D4")]
 
