@@ -36,10 +36,10 @@ def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
         before = _count(_read_xz(target / ARCHIVED))
         summary = sweep.output / name / SUMMARY
         text = summary.read_bytes() if summary.exists() else None
+        archived = (target / SUMMARY).read_bytes() if (target / SUMMARY).exists() else None
         grew = len(lines) > before
         # A summary beside fewer games than the archive's describes other games: never copied.
-        rewritten = (len(lines) == before and text is not None
-                     and (not (target / SUMMARY).exists() or (target / SUMMARY).read_bytes() != text))
+        rewritten = len(lines) == before and text is not None and text != archived
         if not (grew or rewritten):
             continue
         if grew:

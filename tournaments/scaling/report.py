@@ -320,11 +320,11 @@ def overlap_lines(sweep: SweepConfig, points: list[PointResult], duels: list[Due
     if not pairs:
         return []
     by_pair = {frozenset((d.first, d.second)): d for d in duels}
-    said = []
+    said, owed = [], 0
     for a, b in pairs:
         duel = by_pair.get(frozenset((a, b)))
         said.append(f"{a}–{b} ({'owed' if duel is None else duel.status()})")
-    owed = sum(1 for a, b in pairs if not (d := by_pair.get(frozenset((a, b)))) or not d.finished)
+        owed += duel is None or not duel.finished
     same = sorted("–".join(sorted(v)) for v in sweep.variants())
     standing = (f"{owed} of their duels not finished; `concilio scaling duels` plays them" if owed
                 else "every duel finished")
