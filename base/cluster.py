@@ -14,6 +14,7 @@ from typing import Any
 
 from base.errors import ConcilioError
 from base.interrupts import deaf_children, held_signals
+from base.spawning import leave_if_reimported, script_hint
 
 # Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: the
 # profiler samples every thread 100 times a second, the event loops tick 50 times a second,
@@ -78,6 +79,7 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
                  dashboard: bool = True, connect_timeout: float = CONNECT_TIMEOUT_S) -> Cluster:
     """A local cluster of ``workers`` processes on 127.0.0.1, or the scheduler at
     ``scheduler`` (``tcp://host:port``) with whatever workers it has."""
+    leave_if_reimported()
     import dask
     from distributed import Client, LocalCluster
     if scheduler:
@@ -97,9 +99,12 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
         # when it stops, and a signal during the start is raised once the cluster is whole.
         with held_signals():
             with dask.config.set(QUIET), deaf_children():
-                local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                                     host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port: no clashes
-                                     silence_logs=logging.ERROR)
+                try:
+                    local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
+                                         host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port
+                                         silence_logs=logging.ERROR)
+                except RuntimeError as exc:  # a worker process died while starting ("Nanny failed to start")
+                    raise ClusterError(f"the local Dask workers did not start ({exc}){script_hint()}") from None
                 client = Client(local, direct_to_workers=True)  # jobs go straight to their worker, not through the scheduler
             cluster = Cluster(client, local, f"local cluster, {workers} worker process(es){threads} on 127.0.0.1",
                               _dashboard(client) if dashboard else None)

@@ -22,7 +22,7 @@ import chess
 from base.errors import ConcilioError
 from ensemble.catalog import build, describe
 from evaluation.spec import EvalSpec
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.player import Played, Player, Settings
 from players.position import Position
 from players.trace import EvalTrace, trace
@@ -50,7 +50,7 @@ def player(name: str | Path | None = None, *, hash_mb: float | None = None, thre
     return built.start()
 
 
-def analyse(board: BoardLike = None, limit: Limit = Limit(depth=10), by: Player | str | None = None) -> Played:
+def analyse(board: BoardLike = None, limit: LimitLike = Limit(depth=10), by: Player | str | None = None) -> Played:
     """One search of ``board`` within ``limit`` by a player (a started one, or a name: opened
     for this search and closed; default the full engine).  The answer's ``result`` holds the
     score, depth, nodes and principal variation; ``explain()`` says it in words."""
@@ -66,7 +66,7 @@ def evaluate(board: BoardLike = None, mask: str | int = "MBXKPAR", weights: dict
     return trace(Position(_board(board)), EvalSpec.parse(mask, weights))
 
 
-def run_suite(config: str | Path | SuiteRunConfig, *, limit: Limit | None = None, workers: int | None = None,
+def run_suite(config: str | Path | SuiteRunConfig, *, limit: LimitLike | None = None, workers: int | None = None,
               search: bool = True, progress: bool = False) -> SuiteRunOutcome:
     """A suite run (``concilio suite``): a config's name or file; ``limit`` (nodes, depth or
     movetime) replaces its budget per instance and position, ``workers`` its Dask workers.
@@ -80,7 +80,7 @@ def run_suite(config: str | Path | SuiteRunConfig, *, limit: Limit | None = None
                       warn=(lambda line: None) if not progress else _print)
 
 
-def run_match(config: str | Path | MatchConfig, *, games: int | None = None, limit: Limit | None = None,
+def run_match(config: str | Path | MatchConfig, *, games: int | None = None, limit: LimitLike | None = None,
               output: str | Path | None = None, concurrency: int | None = None,
               progress: bool = False) -> MatchOutcome:
     """A match (``concilio match``): a config's name or file; ``games`` per pairing, ``limit``
@@ -92,7 +92,7 @@ def run_match(config: str | Path | MatchConfig, *, games: int | None = None, lim
             raise ConcilioError(f"games: {games} per pairing; with an opening book it must be even and positive")
         loaded = replace(loaded, games=games)
     if limit is not None:
-        control = TimeControl(Limit(**_one_bound(limit, "a match's limit"), equal_time=limit.equal_time))
+        control = TimeControl(Limit(**_one_bound(limit, "a match's limit"), equal_time=as_limit(limit).equal_time))
         loaded = replace(loaded, rules=replace(loaded.rules, time_control=control),
                          players=tuple(replace(p, time_control=None) for p in loaded.players))
     if output is not None:
@@ -110,8 +110,9 @@ def _board(board: BoardLike) -> chess.Board:
     return chess.Board(board)
 
 
-def _one_bound(limit: Limit, what: str) -> dict[str, int]:
+def _one_bound(limit: LimitLike, what: str) -> dict[str, int]:
     """The one node, depth or movetime bound that suites and matches take per move."""
+    limit = as_limit(limit)
     bounds = {k: getattr(limit, k) for k in ("nodes", "depth", "movetime") if getattr(limit, k) is not None}
     if len(bounds) != 1:
         raise ConcilioError(f"{what} takes one of nodes, depth or movetime; got {limit}")

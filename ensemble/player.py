@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import chess
 
 from base.cluster import Cluster
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.searcher import Searcher
 
@@ -144,10 +144,11 @@ class EnsemblePlayer(BasePlayer):
             self._instances.stop()
 
     # --- one move -------------------------------------------------------------------------------
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the limit becomes the budget of every
         instance (split among them in ``equal_total`` mode); the report shows each
         instance's answer and the criterion's decision, the explanation the whole table."""
+        limit = as_limit(limit)
         self.start()
         start = time.perf_counter()
         sl = limit.for_move(board.turn, self._settings.move_overhead_ms).fixed()

@@ -15,7 +15,7 @@ import chess.engine
 
 from base.errors import ConcilioError
 from base.interrupts import deaf_children
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.player import BasePlayer, InfoCallback, Played, Settings, centipawns
 from players.result import SearchResult
 
@@ -114,7 +114,8 @@ class ExternalPlayer(BasePlayer):
     def new_game(self) -> None:
         pass  # python-chess sends ucinewgame when the game object changes
 
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
+        limit = as_limit(limit)
         start = time.perf_counter()
         try:
             engine = self._engine()

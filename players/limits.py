@@ -221,3 +221,17 @@ def _int(text: str) -> int | None:
         return int(text)
     except (TypeError, ValueError):
         return None
+
+
+LimitLike = Limit | chess.engine.Limit  # what every player's ``play`` takes
+
+
+def as_limit(limit: LimitLike) -> Limit:
+    """A move's limit given either way: ours as it is, python-chess's converted
+    (:meth:`Limit.from_engine`), so that code written for python-chess engines drives any
+    Concilio player unchanged."""
+    if isinstance(limit, Limit):
+        return limit
+    if isinstance(limit, chess.engine.Limit):
+        return Limit.from_engine(limit)
+    raise LimitError(f"expected a concilio.Limit or a chess.engine.Limit, got {type(limit).__name__}: {limit!r}")

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Protocol, runtime_checkable
 
 import chess
+import chess.engine
 
 from base.errors import ConcilioError
+from base.spawning import leave_if_reimported
 from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.clock import DEFAULT_OVERHEAD_MS
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.result import MATE_CP, IterationInfo, SearchResult
 from players.searcher import Searcher
 from players.speed import equal_time
@@ -75,6 +77,21 @@ class Played:
         """A move our own search (or the search behind an ensemble's choice) stands behind."""
         return cls(move, None if result is None else centipawns(result), None if result is None else result.depth,
                    seconds, nodes, note, report, None, result, explanation)
+
+    @property
+    def chess_move(self) -> chess.Move | None:
+        """The move as python-chess's ``chess.Move`` (``move`` is its UCI text)."""
+        return None if self.move is None else chess.Move.from_uci(self.move)
+
+    @property
+    def pov_score(self) -> chess.engine.PovScore | None:
+        """The score as python-chess reports an engine's, from the mover's side: a mate as
+        ``Mate(n)`` where ``score`` counts it ±MATE_CP.  None without a search behind the move."""
+        result = self.result
+        if result is None or not result.fen:
+            return None
+        relative = chess.engine.Mate(result.mate) if result.mate is not None else chess.engine.Cp(result.score_cp)
+        return chess.engine.PovScore(relative, result.fen.split()[1] == "w")
 
     def explain(self) -> str:
         """Why this move, for a person (``concilio play``, a notebook): the player's own account
@@ -138,8 +155,9 @@ class Player(Protocol):
         """Forget the last game (hash tables, histories)."""
         ...
 
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
-        """A move for ``board`` (its move stack is the game so far) within ``limit``."""
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
+        """A move for ``board`` (its move stack is the game so far) within ``limit`` (a
+        :class:`players.limits.Limit`, or python-chess's ``chess.engine.Limit``)."""
         ...
 
     def stop(self) -> None:
@@ -199,6 +217,7 @@ class BasePlayer:
         """Apply the settings that changed from ``old`` (default: nothing to do now)."""
 
     def start(self) -> BasePlayer:
+        leave_if_reimported()  # a Dask worker re-running a script without a main guard: see base.spawning
         if not self._started:
             self._start()
             self._started = True
@@ -299,7 +318,8 @@ class InstancePlayer(BasePlayer):
         assert self._searcher is not None
         self._searcher.new_game()
 
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
+        limit = as_limit(limit)
         self.start()
         assert self._searcher is not None
         start = time.perf_counter()

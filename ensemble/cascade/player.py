@@ -18,7 +18,7 @@ import chess
 from ensemble.config import Budget
 from ensemble.player import EnsemblePlayer
 from players.decomposition.player import DecompositionPlayer
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.speed import equal_time
 from ensemble.cascade.config import CascadeConfig
@@ -97,7 +97,8 @@ class CascadePlayer(BasePlayer):
             return Budget(Limit(nodes=max(1, int(share * limit.nodes))), mode), Limit(nodes=team)
         return Budget(Limit(depth=limit.depth), mode), Limit(depth=limit.depth)
 
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
+        limit = as_limit(limit)
         self.start()
         start = time.perf_counter()
         self._stopped.clear()

@@ -11,7 +11,7 @@ from dataclasses import replace
 import chess
 
 from base.runner import Runner
-from players.limits import Limit
+from players.limits import Limit, LimitLike, as_limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.result import SearchResult
 from players.searcher import mate_in_moves
@@ -227,9 +227,10 @@ class DecompositionPlayer(BasePlayer):
                             nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
                             fen=board.fen())
 
-    def play(self, board: chess.Board, limit: Limit, info: InfoCallback | None = None) -> Played:
+    def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
         once the move is decided (the workers report them only then)."""
+        limit = as_limit(limit)
         self.start()
         start = time.perf_counter()
         search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms).fixed(),
