@@ -39,8 +39,8 @@ def main(folder: str = "runs/thesis") -> int:
                 cells += ["-", "-", "-", f"{thesis[0]:.2f} ({thesis[1]}+{thesis[2]})"]
                 continue
             played[weights] += 1
-            above[weights] += s.points > s.games / 2
-            cells += [f"{s.points:.2f}/{s.games}", f"{s.white[0]}+{s.black[0]}", s.elo().format(),
+            above[weights] += s.thesis_points > s.games / 2
+            cells += [f"{s.thesis_points:.2f}/{s.games}", f"{s.white[0]}+{s.black[0]}", s.elo().format(),
                       f"{thesis[0]:.2f} ({thesis[1]}+{thesis[2]})"]
         print(f"| {label} | " + " | ".join(cells) + " |")
     print()

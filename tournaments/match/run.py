@@ -91,31 +91,55 @@ class ScheduleChangedError(ConcilioError):
     """A match folder resumed with a config whose schedule gives its finished games' ids to other games."""
 
 
+def board_points(record: GameRecord) -> float:
+    """The player's points as the PGN's result gives them (what Ordo, BayesElo or any PGN
+    reader counts): a game the thesis adjudication scored 0.38 is a draw here."""
+    white = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
+    return white if record.player_is_white else 1.0 - white
+
+
 @dataclass
 class PairingSummary:
+    """One pairing's games, counted twice and never mixed: by the PGN's results (W-D-L, points,
+    Elo) and by the thesis adjudication's points (``GameRecord.points``: a game stopped at the
+    move limit scored ``0.5 + score/200`` by the full evaluation).  The SPRT runs on the thesis
+    points, the score the matches it stopped were played to."""
+
     player: str
     opponent: str
     games: int = 0
-    points: float = 0.0
-    white: list[int] = field(default_factory=lambda: [0, 0, 0])  # W D L with white
+    points: float = 0.0  # by the PGN's results
+    thesis_points: float = 0.0  # by the thesis adjudication
+    white: list[int] = field(default_factory=lambda: [0, 0, 0])  # W D L with white, by the PGN's results
     black: list[int] = field(default_factory=lambda: [0, 0, 0])
-    pairs: dict[int, float] = field(default_factory=dict)  # opening pair index -> points of the pair so far
+    pairs: dict[int, float] = field(default_factory=dict)  # opening pair index -> PGN points of the pair so far
+    thesis_pairs: dict[int, float] = field(default_factory=dict)  # the same, in thesis points
     pair_games: dict[int, int] = field(default_factory=dict)
-    scores: list[float] = field(default_factory=list)  # the player's points, game by game
+    scores: list[float] = field(default_factory=list)  # the player's PGN points, game by game
+    thesis_scores: list[float] = field(default_factory=list)  # the same, in thesis points
 
     def add(self, record: GameRecord, round_index: int) -> None:
+        points = board_points(record)
         self.games += 1
-        self.points += record.points
-        self.scores.append(record.points)
+        self.points += points
+        self.thesis_points += record.points
+        self.scores.append(points)
+        self.thesis_scores.append(record.points)
         wdl = self.white if record.player_is_white else self.black
-        wdl[0 if record.points > 0.5 else 1 if record.points == 0.5 else 2] += 1
+        wdl[0 if points == 1.0 else 1 if points == 0.5 else 2] += 1
         pair = round_index // 2
-        self.pairs[pair] = self.pairs.get(pair, 0.0) + record.points
+        self.pairs[pair] = self.pairs.get(pair, 0.0) + points
+        self.thesis_pairs[pair] = self.thesis_pairs.get(pair, 0.0) + record.points
         self.pair_games[pair] = self.pair_games.get(pair, 0) + 1
 
     @property
     def wdl(self) -> tuple[int, int, int]:
         return tuple(w + b for w, b in zip(self.white, self.black))  # type: ignore[return-value]
+
+    @property
+    def thesis_differs(self) -> bool:
+        """Some game's thesis points are not its PGN result's (a fraction at the move limit)."""
+        return abs(self.thesis_points - self.points) > 1e-9
 
     def elo(self) -> EloEstimate:
         return from_points(self.scores)
@@ -124,25 +148,29 @@ class PairingSummary:
         counts = self.pair_counts()
         return pentanomial(counts) if sum(counts) else None
 
-    def pair_counts(self) -> list[int]:
-        """Finished opening pairs by points scored (0, 0.5, 1, 1.5, 2)."""
+    def pair_counts(self, thesis: bool = False) -> list[int]:
+        """Finished opening pairs by points scored (0, 0.5, 1, 1.5, 2): the PGN's, or the thesis
+        adjudication's rounded to the nearest half point."""
         counts = [0] * 5
-        for pair, pts in self.pairs.items():
+        for pair, pts in (self.thesis_pairs if thesis else self.pairs).items():
             if self.pair_games[pair] == 2:
                 counts[min(4, max(0, round(pts * 2)))] += 1
         return counts
 
     def sprt(self, config: MatchConfig) -> SprtState | None:
-        """On game pairs where the book pairs the openings (the model fishtest uses), else on games."""
+        """On game pairs where the book pairs the openings (the model fishtest uses), else on
+        games; in thesis points, so a stopped match's decision reads the same ever after."""
         if config.sprt is None:
             return None
         s = config.sprt
         if config.openings:
-            return pentanomial_sprt(self.pair_counts(), s.elo0, s.elo1, s.alpha, s.beta)
-        w, d, l = self.wdl
-        return sprt(w, d, l, s.elo0, s.elo1, s.alpha, s.beta)
+            return pentanomial_sprt(self.pair_counts(thesis=True), s.elo0, s.elo1, s.alpha, s.beta)
+        w = sum(1 for x in self.thesis_scores if x > 0.5)
+        d = sum(1 for x in self.thesis_scores if x == 0.5)
+        return sprt(w, d, self.games - w - d, s.elo0, s.elo1, s.alpha, s.beta)
 
     def line(self, config: MatchConfig) -> str:
+        """The pairing in one line: the PGN's results, then the thesis points when they differ."""
         w, d, l = self.wdl
         text = (f"{self.player} vs {self.opponent}: {self.points:g}/{self.games}  +{w} ={d} -{l}  "
                 f"(white +{self.white[0]} ={self.white[1]} -{self.white[2]}, "
@@ -151,9 +179,11 @@ class PairingSummary:
         penta = self.pentanomial() if config.openings else None
         if penta is not None:
             text += f"  pentanomial Elo {penta.format()}"
+        if self.thesis_differs:
+            text += f"  (thesis points {self.thesis_points:.2f}/{self.games})"
         state = self.sprt(config)
         if state is not None:
-            text += f"  SPRT {state.format()}"
+            text += f"  SPRT{' (thesis points)' if config.rules.max_plies else ''} {state.format()}"
         return text
 
 
@@ -292,25 +322,32 @@ def write_summary(config: MatchConfig, summaries: list[PairingSummary], folder: 
     records = [r for r in records or [] if 0 <= r.pairing < len(summaries)]
     raw = [e.p_value for e in estimates]
     adjusted = list(zip(holm(raw), benjamini_hochberg(raw)))
+    thesis = config.rules.max_plies is not None  # the thesis adjudication scores games stopped at the limit
     lines = [f"# Match `{config.name}`", "",
              f"Config `{config.source}` (hash {config.digest}); {config.describe_time_controls()}; "
              f"max half-moves {config.rules.max_plies or '-'}; "
              f"{_describe_openings(config)}.", "",
+             f"Points, W-D-L and Elo: the results in games.pgn, as any PGN reader counts them. "
              f"p: two-sided, score ≠ 50 % ({'pentanomial' if config.openings else 'per game'}); Holm and BH: "
-             f"adjusted over the {len(summaries)} pairing(s); * significant after Holm (p < 0.05).", "",
-             "| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | p | Holm "
-             "| BH | draws |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             f"adjusted over the {len(summaries)} pairing(s); * significant after Holm (p < 0.05).", ""]
+    if thesis:
+        lines += ["Thesis points: the thesis adjudication's, where a game stopped at the move limit scores "
+                  "0.5 + score/200 by the full evaluation (its PGN says 1/2-1/2, its ThesisPoints header the "
+                  "points); the SPRT runs on them.", ""]
+    lines += ["| player | opponent | points | games | W-D-L | white W-D-L | black W-D-L | Elo [95%] | LOS | p | Holm "
+              "| BH | draws |" + (" thesis points |" if thesis else ""),
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if thesis else "")]
     for s, e, (p_holm, p_bh) in zip(summaries, estimates, adjusted):
         w, d, l = s.wdl
         mark = " *" if p_holm < SIGNIFICANCE else ""
-        lines.append(f"| {s.player} | {s.opponent} | {s.points:.2f} | {s.games} | {w}-{d}-{l} | "
+        lines.append(f"| {s.player} | {s.opponent} | {s.points:g} | {s.games} | {w}-{d}-{l} | "
                      f"{'-'.join(map(str, s.white))} | {'-'.join(map(str, s.black))} | "
                      f"{e.format().split(' LOS')[0]} | {100 * e.los:.1f}% | {e.p_value:.3f} | {p_holm:.3f}{mark} | "
-                     f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |")
+                     f"{p_bh:.3f} | {100 * d / max(1, s.games):.0f}% |" + (f" {s.thesis_points:.2f} |" if thesis else ""))
     if config.sprt is not None:
         lines += ["", f"SPRT(elo0 {config.sprt.elo0:g}, elo1 {config.sprt.elo1:g}, α {config.sprt.alpha:g}, "
-                      f"β {config.sprt.beta:g}), on game pairs where the book pairs them:", ""]
+                      f"β {config.sprt.beta:g}), on game pairs where the book pairs them"
+                      + (", in thesis points" if thesis else "") + ":", ""]
         lines += [f"* {s.player} vs {s.opponent}: {state.format()}" for s in summaries
                   if (state := s.sprt(config)) is not None]
     lines += _ladder(config, summaries)

@@ -285,8 +285,42 @@ def test_an_sprt_with_min_games_does_not_stop_the_match_early():
     from tournaments.match.run import PairingSummary, _decided
     summary = PairingSummary("a", "b")
     for i in range(60):  # 30 pairs, 20 won 2-0 and 10 won 1.5-0.5: decided long before 100 games
-        summary.add(SimpleNamespace(points=0.5 if i % 6 == 5 else 1.0, player_is_white=i % 2 == 0), i)
+        white, won = i % 2 == 0, i % 6 != 5
+        result = "1/2-1/2" if not won else "1-0" if white else "0-1"
+        summary.add(SimpleNamespace(points=1.0 if won else 0.5, player_is_white=white, result=result), i)
     config = SimpleNamespace(sprt=Sprt(0, 20), openings=("x",))
     assert summary.sprt(config).decision == "H1" and _decided(config, [summary])
     config.sprt = Sprt(0, 20, min_games=100)
     assert not _decided(config, [summary])
+
+
+def test_a_draw_the_thesis_scored_0_38_is_a_draw_and_its_points_are_shown_apart(tmp_path):
+    """The PGN says 1/2-1/2 for a game stopped at the move limit whatever the evaluation, so
+    W-D-L, points and Elo are the PGN's; the thesis adjudication's 0.38 is shown beside, labelled."""
+    from tournaments.games.game import GameRecord
+    from tournaments.match.run import summarise, write_summary
+    config = write(tmp_path, """
+        players: [{name: mkp, instance: MKP}]
+        games: 4
+        time_control: {nodes: 800}
+        max_plies: 100
+    """)
+
+    def game(i, result, points, termination):
+        white = i % 2 == 0
+        return GameRecord(f"0-{i}", 0, i + 1, "mkp" if white else "full", "full" if white else "mkp", "mkp", white,
+                          result, points, termination, 100, "", f'[Result "{result}"]\n\n{result}')
+    records = [game(0, "1-0", 1.0, "checkmate"),
+               game(1, "1/2-1/2", 0.38, "adjudication: 100 half-moves, full evaluation -24 cp for mkp"),
+               game(2, "0-1", 0.0, "checkmate"), game(3, "1-0", 0.0, "checkmate")]
+    s = summarise(config, records)[0]
+    assert (s.wdl, s.points, s.thesis_points) == ((1, 1, 2), 1.5, 1.38)
+    assert s.elo().score == pytest.approx(1.5 / 4)  # what Ordo or BayesElo makes of games.pgn
+    line = s.line(config)
+    assert line.startswith("mkp vs full: 1.5/4  +1 =1 -2") and "(thesis points 1.38/4)" in line
+    (tmp_path / "out").mkdir()
+    write_summary(config, [s], tmp_path / "out", records)
+    table = (tmp_path / "out" / "summary.md").read_text()
+    assert "| points | games | W-D-L |" in table and table.count(" thesis points |") == 1
+    row = next(line for line in table.splitlines() if line.startswith("| mkp | full |"))
+    assert row.startswith("| mkp | full | 1.5 | 4 | 1-1-2 | 1-0-1 | 0-1-1 |") and row.endswith("| 1.38 |")
