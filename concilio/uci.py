@@ -245,12 +245,11 @@ class UciEngine:
 
     # --- searching ------------------------------------------------------------------------------
     def limit_for(self, limit: Limit) -> Limit:
-        """The GUI's limit for this move.  A ``movetime`` is a hard limit: the movetime margin
-        comes off it here (and the clocks do not count).  A clock goes to the player's time
-        manager as it is."""
+        """The GUI's limit for this move: every bound it gives applies, whichever comes first
+        (UCI).  A ``movetime`` is a hard limit: the movetime margin comes off it here.  A clock
+        goes to the player's time manager as it is."""
         if limit.movetime is not None:
-            return Limit(movetime=max(1, limit.movetime - self.movetime_margin), infinite=limit.infinite,
-                         searchmoves=limit.searchmoves)
+            return replace(limit, movetime=max(1, limit.movetime - self.movetime_margin))
         return limit
 
     def _search(self, player: Player, board: chess.Board, limit: Limit) -> None:

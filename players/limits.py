@@ -106,13 +106,17 @@ class Limit:
         return self.movetime is None and self.wtime is None and self.btime is None and not self.unbounded
 
     def for_move(self, turn: chess.Color, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> Limit:
-        """What this move's search may spend: the mover's clock (unless a ``movetime`` is given,
-        or ``infinite``) becomes a soft and a hard time, ``overhead_ms`` kept back; node and
-        depth bounds stay.  The answer has no clock fields."""
+        """What this move's search may spend: the mover's clock (unless ``infinite``) becomes a
+        soft and a hard time, ``overhead_ms`` kept back; node and depth bounds stay.  With a
+        ``movetime`` too, both apply (UCI: whichever comes first): the hard time is the shorter
+        one, and a movetime below the clock's soft time is the whole budget.  The answer has
+        no clock fields."""
         movetime, soft = self.movetime, self.soft_movetime
         clock, increment = self.clock(turn)
-        if movetime is None and clock is not None and not self.infinite:
-            soft, movetime = TimeManager.times(clock, increment, self.movestogo, overhead_ms)
+        if clock is not None and not self.infinite:
+            clock_soft, clock_hard = TimeManager.times(clock, increment, self.movestogo, overhead_ms)
+            if movetime is None or clock_soft < movetime:
+                soft, movetime = min(clock_soft, soft or clock_soft), min(clock_hard, movetime or clock_hard)
         return Limit(nodes=self.nodes, depth=self.depth, movetime=movetime, infinite=self.infinite,
                      searchmoves=self.searchmoves, equal_time=self.equal_time, soft_movetime=soft)
 
@@ -129,7 +133,7 @@ class Limit:
         """python-chess's limit (seconds) as ours (ms); ``mate`` n becomes depth 2n+1, as UCI's ``go mate``."""
         depth = limit.depth
         if limit.mate:
-            depth = min(MAX_DEPTH, 2 * limit.mate + 1) if depth is None else depth
+            depth = min(MAX_DEPTH, 2 * limit.mate + 1, depth or MAX_DEPTH)
         return cls(nodes=limit.nodes, depth=depth, movetime=_ms(limit.time), wtime=_ms(limit.white_clock, exact=False),
                    btime=_ms(limit.black_clock, exact=False), winc=_ms(limit.white_inc, exact=False),
                    binc=_ms(limit.black_inc, exact=False), movestogo=limit.remaining_moves,
@@ -209,8 +213,8 @@ def parse_go(args: Sequence[str]) -> tuple[Limit, list[str]]:
     if values.get("movestogo") == 0:
         del values["movestogo"]  # no moves to go: the time manager's own estimate
     mate = values.pop("mate", 0)
-    if mate:
-        values["depth"] = min(MAX_DEPTH, 2 * mate + 1)
+    if mate:  # every bound applies: a depth given too may be the smaller
+        values["depth"] = min(MAX_DEPTH, 2 * mate + 1, values.get("depth") or MAX_DEPTH)
     if values.get("depth", 0) > MAX_DEPTH:
         values["depth"] = MAX_DEPTH
     return Limit(**values, infinite=infinite, searchmoves=tuple(searchmoves)), ignored

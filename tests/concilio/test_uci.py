@@ -212,3 +212,57 @@ def test_the_ybw_player_answers_a_node_budget_and_a_movetime():
         assert result.move in board.legal_moves
     finally:
         engine.quit()
+
+
+@pytest.fixture(scope="module")
+def in_process():
+    """One engine in this process for many ``go`` lines: (engine, its output)."""
+    out = io.StringIO()
+    engine = UciEngine(out=out)
+    engine.handle("isready")
+    yield engine, out
+    engine.close()
+
+
+def _go(engine: UciEngine, out: io.StringIO, words: str) -> tuple[list[dict[str, int]], str, float]:
+    """The info lines' numbers, the bestmove and the seconds of one ``go`` after 1. e4 e5."""
+    out.seek(0)
+    out.truncate()
+    engine.handle("position startpos moves e2e4 e7e5")
+    started = time.perf_counter()
+    engine.handle(f"go {words}")
+    engine.thread.join(timeout=120)
+    seconds = time.perf_counter() - started
+    infos, best = [], ""
+    for line in out.getvalue().splitlines():
+        tokens = line.split()
+        if tokens[0] == "info" and "depth" in tokens:
+            infos.append({k: int(tokens[tokens.index(k) + 1]) for k in ("depth", "nodes")})
+        elif tokens[0] == "bestmove":
+            best = tokens[1]
+    return infos, best, seconds
+
+
+@pytest.mark.parametrize("words, bound, value", [
+    ("depth 3 movetime 20000", "depth", 3),
+    ("depth 3 nodes 100000000", "depth", 3),
+    ("depth 3 wtime 600000 btime 600000", "depth", 3),
+    ("depth 2 mate 3", "depth", 2),
+    ("nodes 2000 movetime 20000", "nodes", 2000),
+    ("nodes 2000 wtime 600000 btime 600000", "nodes", 2000),
+    ("nodes 2000 mate 10", "nodes", 2000),
+    ("movetime 20000 wtime 1000 btime 1000", "time", None),
+    ("movetime 300 mate 20", "time", None),
+    ("wtime 1000 btime 1000 mate 20", "time", None),
+])
+def test_every_limit_of_a_go_applies_whichever_comes_first(in_process, words, bound, value):
+    """UCI: each bound given stops the search, whichever comes first (``go depth 5 movetime 3000``
+    once searched the whole 3 s to depth 19).  Every time bound here is 20 s, or a short one."""
+    infos, best, seconds = _go(*in_process, words)
+    board = _board("e2e4", "e7e5")
+    assert chess.Move.from_uci(best) in board.legal_moves and infos
+    assert seconds < 10
+    if bound == "depth":
+        assert max(i["depth"] for i in infos) == value
+    elif bound == "nodes":
+        assert max(i["nodes"] for i in infos) <= value

@@ -6,6 +6,7 @@ import chess
 import chess.engine
 import pytest
 
+from players.clock import TimeManager
 from players.limits import Limit, LimitError, parse_go
 
 
@@ -84,3 +85,19 @@ def test_a_move_limit_becomes_the_searchs_limit():
     assert Limit(wtime=1000, infinite=True).for_move(chess.WHITE) == Limit(infinite=True)  # the clock does not count
     assert Limit(depth=3, infinite=True).for_move(chess.WHITE).depth == 3
     assert Limit(movetime=100, wtime=60_000).for_move(chess.WHITE) == Limit(movetime=100)  # a movetime is the time
+
+
+def test_a_movetime_and_a_clock_both_apply_whichever_comes_first():
+    """UCI: every bound given applies.  A movetime beyond what the clock allows the move is cut
+    to the clock's hard time (``go wtime 1000 movetime 60000`` once searched the minute)."""
+    soft, hard = TimeManager.times(1000, 0, None, 50)
+    assert Limit(movetime=60_000, wtime=1000).for_move(chess.WHITE, 50) == Limit(movetime=hard, soft_movetime=soft)
+    between = (soft + hard) // 2
+    assert Limit(movetime=between, wtime=1000).for_move(chess.WHITE, 50) == Limit(movetime=between, soft_movetime=soft)
+    assert Limit(movetime=60_000, wtime=1000, infinite=True).for_move(chess.WHITE).movetime == 60_000
+
+
+def test_a_mate_and_a_depth_both_apply():
+    assert parse_go("depth 3 mate 5".split())[0].depth == 3 and parse_go("mate 1 depth 9".split())[0].depth == 3
+    assert Limit.from_engine(chess.engine.Limit(depth=3, mate=5)).depth == 3
+    assert Limit.from_engine(chess.engine.Limit(depth=9, mate=1)).depth == 3
