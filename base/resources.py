@@ -9,6 +9,7 @@ beside it.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 # A wheel puts configs/ and data/ inside the concilio package (pyproject package-dir), which sits
@@ -17,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "concilio"
 DATA_PREFIX = "data:"
 CONFIG_PATH_ENV = "CONCILIO_CONFIG_PATH"
+COMPILED_SEARCH = "*/search.*.nbi"  # numba's index of players/core/search.py, in the cache folder's core_<hash>/
+COLD_NOTICE_ENV = "CONCILIO_COMPILE_NOTICE"  # set once the notice is out: worker processes stay quiet
 
 
 def packaged(folder: str) -> Path:
@@ -72,6 +75,26 @@ def use_user_numba_cache() -> Path:
     own = f"engine-{engine_fingerprint()}"
     folder = str(base if base.name == own else base / own)
     os.environ["NUMBA_CACHE_DIR"] = folder
-    import numba
-    numba.config.CACHE_DIR = folder  # numba may have been imported before this ran
+    # numba reads the variable when it is imported; importing it here would cost every command
+    # (``concilio uci``'s first answer among them) half a second.
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.config.CACHE_DIR = folder
+    announce_cold_compile(Path(folder))
     return Path(folder)
+
+
+def compiled(folder: Path) -> bool:
+    """Whether the numba cache ``folder`` holds the compiled search (its index files), so that
+    importing the engine loads code rather than compiling it for about a minute."""
+    return any(folder.glob(COMPILED_SEARCH))
+
+
+def announce_cold_compile(folder: Path) -> None:
+    """One line on standard error before an empty cache is filled, once per process tree (a
+    child inherits the notice): a first run is otherwise a minute of silence."""
+    if os.environ.get(COLD_NOTICE_ENV) or compiled(folder):
+        return
+    os.environ[COLD_NOTICE_ENV] = "1"
+    print(f"concilio: compiling the engine, about a minute, once (numba cache {folder})", file=sys.stderr,
+          flush=True)

@@ -9,6 +9,11 @@ decomposition, a cascade, even an external engine).  Every one is a
 understood is answered with ``info string`` and otherwise ignored, so the engine never
 dies or hangs on bad input.
 
+``uci`` is answered before the compiled search is loaded: with an empty numba cache that is
+a minute of compiling, and GUIs wait ten seconds for ``uciok`` but as long as it takes for
+``readyok``.  An instance starts in the background from ``uciok`` on; ``isready``, ``go``
+and ``setoption`` wait for it, so no search's clock counts the compile.
+
 Every ``go`` gets exactly one ``bestmove``.  Whether one is owed is state that changes
 under the output lock together with the writing of that ``bestmove`` line: the search
 thread's liveness lags behind its last line, and a ``go`` sent right after a
@@ -23,12 +28,13 @@ from typing import Callable, TextIO
 
 import chess
 
-from ensemble.catalog import build, describe
+from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 from players.clock import movetime_margin
 from players.limits import GO_NUMBERS, Limit, parse_go
-from players.player import BUDGET_MODES, Player
+from players.player import BUDGET_MODES, InstancePlayer, Player
 
 ENGINE_NAME = "Concilio"
+MAX_MULTIPV = 500
 
 
 class UciEngine:
@@ -46,14 +52,39 @@ class UciEngine:
         self._stop_requested = threading.Event()
         self._info_sent = False
         # The target is read now (a bad file is an error at start-up, exit 2); the player is
-        # built (no worker, no table yet) and started at the first ``isready`` or ``go``.
-        self.spec = describe(target)
-        self.name = f"{ENGINE_NAME} {self.spec.name}"
-        self.player: Player = build(self.spec, events=lambda m: self.send(f"info string {m}"))
+        # built (no worker, no table yet) and started at the first ``isready`` or ``go``, an
+        # instance in the background from ``uciok`` on (``_start_early``).
+        self.player: Player = instance_player(target) or self._catalog_player(target)
+        self.name = f"{ENGINE_NAME} {self.player.name}"
+        self._starting: threading.Thread | None = None
 
     # --- set-up ---------------------------------------------------------------------------------
+    def _catalog_player(self, target: str | None) -> Player:
+        from ensemble.catalog import build, describe  # compiles the engine when the cache is cold
+        return build(describe(target), events=lambda m: self.send(f"info string {m}"))
+
+    def _start_early(self) -> None:
+        """Start an instance in the background: cold, that is the engine's compile (a minute),
+        which then overlaps the GUI's own set-up.  Its settings apply at once whenever they
+        come, so starting it before them loses nothing; an ensemble's workers wait for them."""
+        if self._starting is None and isinstance(self.player, InstancePlayer):
+            self._starting = threading.Thread(target=self._start_quietly, name="start", daemon=True)
+            self._starting.start()
+
+    def _start_quietly(self) -> None:
+        try:
+            self.player.start()
+        except Exception:  # noqa: BLE001 - the next isready or go starts it again and reports the error
+            pass
+
+    def _settled(self) -> Player:
+        """The player once a start under way is over: nothing may change it meanwhile."""
+        if self._starting is not None:
+            self._starting.join()
+        return self.player
+
     def _ensure_player(self) -> Player:
-        return self.player.start()
+        return self._settled().start()
 
     @property
     def overhead(self) -> int:
@@ -103,7 +134,10 @@ class UciEngine:
         if mode is not None:
             self.send(f"option name BudgetMode type combo default {mode} "
                       + " ".join(f"var {m}" for m in BUDGET_MODES))
+        if self.player.settings.multipv is not None:
+            self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.send("uciok")
+        self._start_early()
 
     def cmd_debug(self, args) -> None:
         if args[:1] not in (["on"], ["off"]):
@@ -122,6 +156,7 @@ class UciEngine:
             return
         name, _, value = text[5:].partition(" value ")
         name, value = name.strip(), value.strip()
+        self._settled()
         if name.lower() == "hash":
             size = self._ranged(value, 1, 4096, "Hash must be 1-4096 MB")
             if size is None:
@@ -138,6 +173,11 @@ class UciEngine:
                 self.send(f"info string BudgetMode must be {' or '.join(BUDGET_MODES)}, got {value!r}")
                 return
             self.player.configure(budget_mode=value)
+        elif name.lower() == "multipv" and self.player.settings.multipv is not None:
+            lines = self._ranged(value, 1, MAX_MULTIPV, f"MultiPV must be 1-{MAX_MULTIPV}")
+            if lines is None:
+                return
+            self.player.configure(multipv=lines)
         else:
             self.send(f"info string ignored unknown option {name!r}")
 
@@ -302,7 +342,21 @@ class UciEngine:
                 self.send("info string the previous search did not end within 30 s")
 
     def close(self) -> None:
+        if self._starting is not None and self._starting.is_alive():
+            return  # quit during the compile: nothing to close yet, and the start ends with the process
         self.player.close()
+
+
+def instance_player(target: str | None) -> InstancePlayer | None:
+    """The full engine (no target) or an instance (a mask), as ``ensemble.catalog`` builds them
+    but without importing it: its import compiles the engine (cold, a minute), and a GUI waits
+    for ``uciok`` ten seconds.  None for any other target (a file)."""
+    text = (target or "").strip()
+    try:
+        spec = EvalSpec.parse(text) if text else FULL_ENGINE
+    except EvalSpecError:
+        return None
+    return InstancePlayer(spec)
 
 
 def _int(text: str) -> int | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import chess
 import chess.engine
@@ -25,8 +25,12 @@ from evaluation.spec import FULL_ENGINE, EvalSpec
 from players.clock import DEFAULT_OVERHEAD_MS
 from players.limits import Limit, LimitLike, as_limit
 from players.result import MATE_CP, IterationInfo, SearchResult
-from players.searcher import Searcher
 from players.speed import equal_time
+
+if TYPE_CHECKING:
+    # Imported where a searcher is made: importing it compiles the engine (cold, a minute), and
+    # ``concilio uci`` answers ``uci`` before that.
+    from players.searcher import Searcher
 
 InfoCallback = Callable[[IterationInfo], None]
 COORDINATED_OVERHEAD_MS = 150  # players that coordinate Dask workers: submission, transport, selection
@@ -43,12 +47,15 @@ class Settings:
     """What :meth:`Player.configure` changes, as the player holds it now.  ``hash_mb``: each of
     its searchers' transposition table (None: an external engine not told one); ``threads``:
     the cores it searches on; ``move_overhead_ms``: kept back from each clock allocation;
-    ``budget_mode``: an ensemble's (``per_instance`` or ``equal_total``), None for the others."""
+    ``budget_mode``: an ensemble's (``per_instance`` or ``equal_total``), None for the others;
+    ``multipv``: how many best moves each iteration reports (UCI's MultiPV), None for players
+    that report only the one they play."""
 
     hash_mb: float | None = 16
     threads: int = 1
     move_overhead_ms: int = DEFAULT_OVERHEAD_MS
     budget_mode: str | None = None
+    multipv: int | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +149,8 @@ class Player(Protocol):
         ...
 
     def configure(self, *, hash_mb: float | None = None, threads: int | None = None,
-                  move_overhead_ms: int | None = None, budget_mode: str | None = None) -> None:
+                  move_overhead_ms: int | None = None, budget_mode: str | None = None,
+                  multipv: int | None = None) -> None:
         """Change settings (None: keep).  What needs new workers or tables takes effect at the
         next ``start`` for players that coordinate workers, at once for a single searcher."""
         ...
@@ -203,9 +211,11 @@ class BasePlayer:
         return self._started
 
     def configure(self, *, hash_mb: float | None = None, threads: int | None = None,
-                  move_overhead_ms: int | None = None, budget_mode: str | None = None) -> None:
+                  move_overhead_ms: int | None = None, budget_mode: str | None = None,
+                  multipv: int | None = None) -> None:
         changes = {k: v for k, v in (("hash_mb", hash_mb), ("threads", threads),
-                                     ("move_overhead_ms", move_overhead_ms), ("budget_mode", budget_mode))
+                                     ("move_overhead_ms", move_overhead_ms), ("budget_mode", budget_mode),
+                                     ("multipv", multipv))
                    if v is not None}
         check_settings(self.kind, self._name, changes, self._settings)
         old = self._settings
@@ -248,7 +258,9 @@ def check_settings(kind: str, name: str, changes: dict, current: Settings) -> No
     hash_mb = changes.get("hash_mb")
     if hash_mb is not None and (isinstance(hash_mb, bool) or not isinstance(hash_mb, (int, float)) or hash_mb <= 0):
         raise PlayerOptionError(f"{name}: hash_mb must be a positive number of MB, got {hash_mb!r}")
-    for key, low in (("threads", 1), ("move_overhead_ms", 0)):
+    if changes.get("multipv") is not None and current.multipv is None:
+        raise PlayerOptionError(f"{name}: multipv is a single searcher's setting; this player is {kind or 'not one'}")
+    for key, low in (("threads", 1), ("move_overhead_ms", 0), ("multipv", 1)):
         value = changes.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
             raise PlayerOptionError(f"{name}: {key} must be an integer of at least {low}, got {value!r}")
@@ -273,7 +285,7 @@ class InstancePlayer(BasePlayer):
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, name: str = "", *, hash_mb: float = 16, threads: int = 1,
                  searcher: Searcher | None = None) -> None:
-        super().__init__(name or instance_name(spec), Settings(hash_mb, threads, DEFAULT_OVERHEAD_MS))
+        super().__init__(name or instance_name(spec), Settings(hash_mb, threads, DEFAULT_OVERHEAD_MS, multipv=1))
         self.spec = spec
         self._searcher = searcher  # given: used as it is (its table, its options)
 
@@ -282,6 +294,7 @@ class InstancePlayer(BasePlayer):
         if settings.threads > 1:
             from players.decomposition.team import TeamSearcher  # the players layer's parallel search
             return TeamSearcher(self.spec, settings.threads, settings.hash_mb or 16)
+        from players.searcher import Searcher
         return Searcher(self.spec, settings.hash_mb or 16)
 
     def _start(self) -> None:
@@ -293,14 +306,18 @@ class InstancePlayer(BasePlayer):
         self._searcher.new_game()
 
     def _configured(self, old: Settings) -> None:
+        settings = self._settings
+        if settings.threads > 1 and (settings.multipv or 1) > 1:
+            self._settings = old
+            raise PlayerOptionError(f"{self.name}: multipv needs threads 1 (the ABDADA search keeps one line)")
         searcher = self._searcher
         if searcher is None:
             return  # built at start with the new settings
-        settings = self._settings
         if settings.threads != old.threads:
             self._close_searcher()
             self._searcher = self._make_searcher()
         elif settings.hash_mb != old.hash_mb:
+            from players.searcher import Searcher
             if isinstance(searcher, Searcher):
                 searcher.resize_hash(settings.hash_mb or 16)
             else:
@@ -324,7 +341,10 @@ class InstancePlayer(BasePlayer):
         assert self._searcher is not None
         start = time.perf_counter()
         search_limit = equal_time(limit.for_move(board.turn, self._settings.move_overhead_ms), self.spec)
-        result = self._searcher.search(board, search_limit, info=info, searchmoves=search_limit.searchmoves or None)
+        multipv = self._settings.multipv or 1
+        lines = {"multipv": multipv} if multipv > 1 else {}  # a TeamSearcher (threads > 1) keeps one line
+        result = self._searcher.search(board, search_limit, info=info, searchmoves=search_limit.searchmoves or None,
+                                       **lines)
         return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes)
 
     def stop(self) -> None:

@@ -19,6 +19,7 @@ class IterationInfo:
     nodes: int
     time: float
     pv: tuple[str, ...]
+    multipv: int | None = None  # this line's rank where a search reports several (UCI's MultiPV)
 
     @property
     def move(self) -> str:
@@ -34,8 +35,9 @@ class IterationInfo:
     def uci(self) -> str:
         """The UCI ``info`` line of this iteration (``concilio search`` prints the same)."""
         seldepth = "" if self.seldepth is None else f" seldepth {self.seldepth}"
-        return (f"info depth {self.depth}{seldepth} score {self.score_text()} nodes {self.nodes} nps {self.nps} "
-                f"time {int(self.time * 1000)} pv {' '.join(self.pv)}")
+        multipv = "" if self.multipv is None else f" multipv {self.multipv}"
+        return (f"info depth {self.depth}{seldepth}{multipv} score {self.score_text()} nodes {self.nodes} "
+                f"nps {self.nps} time {int(self.time * 1000)} pv {' '.join(self.pv)}")
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ class Searcher:
 
     def search(self, position: Position | chess.Board | str | None, limits: Limit,
                info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
-               margin_probe: bool = False, clear_stop: bool = True) -> SearchResult:
+               margin_probe: bool = False, clear_stop: bool = True, multipv: int = 1) -> SearchResult:
         """Iterative deepening until a limit is reached.
 
         ``searchmoves`` restricts the root to these UCI moves (UCI ``go searchmoves``;
@@ -137,6 +137,8 @@ class Searcher:
         other root moves, so the result says by how much the best move beat the
         second (``second_score``): the confidence criterion needs it.  ``clear_stop=False``
         keeps a stop order given before the call (a parallel job stopped before it started).
+        ``multipv`` above 1 reports that many best root moves each iteration (UCI's MultiPV), each
+        line numbered in its ``IterationInfo.multipv``: see :meth:`_more_lines`.
         """
         pos = as_position(position)
         ctx = self.ctx
@@ -152,7 +154,7 @@ class Searcher:
         start = time.perf_counter()
         share = 0.875 if margin_probe else 1.0
         with self._deadline(None if limits.movetime is None else share * limits.movetime / 1000.0):
-            result = self._iterate(pos, max_depth, limits, start, info, searchmoves)
+            result = self._iterate(pos, max_depth, limits, start, info, searchmoves, multipv)
         if margin_probe:
             result = self._probe_margin(pos, result, limits, start)
         return result
@@ -251,7 +253,8 @@ class Searcher:
         return replace(result, second_score=second, nodes=nodes, time=time.perf_counter() - start)
 
     def _iterate(self, pos: Position, max_depth: int, limits: Limit, start: float,
-                 info: InfoCallback | None, searchmoves: Sequence[str] | None = None) -> SearchResult:
+                 info: InfoCallback | None, searchmoves: Sequence[str] | None = None,
+                 multipv: int = 1) -> SearchResult:
         arrays = pos.arrays
         ctx = self.ctx
         stats = ctx[C_STATS]
@@ -266,6 +269,8 @@ class Searcher:
         completed = 0
         root_done = 0
         iterations: list[IterationInfo] = []
+        lines = min(multipv, int(n_root))
+        line_scores: list[int] = []
         for depth in range(1, max_depth + 1):
             score, index, alpha, beta = self.iteration(arrays, root_moves, n_root, depth, best_score)
             root_done = int(stats[S_ROOT_DONE])
@@ -279,9 +284,18 @@ class Searcher:
             best_move, best_score, best_pv = int(root_moves[0]), int(score), self._pv()
             it = IterationInfo(depth, int(stats[S_SELDEPTH]), best_score, mate_in_moves(best_score),
                                int(stats[S_NODES]), time.perf_counter() - start, best_pv)
+            found = [it]
+            if lines > 1:
+                found = self._more_lines(arrays, root_moves, n_root, depth, lines, it, line_scores, start)
+                line_scores = [line.score_cp for line in found]
+                it = found[0]
+                best_move, best_score, best_pv = int(root_moves[0]), it.score_cp, it.pv
             iterations.append(it)
             if info is not None:
-                info(it)
+                for line in found:
+                    info(line)
+            if lines > 1 and stats[S_STOPPED]:
+                break  # stopped during the other lines: the first stands, complete
             mate = mate_in_moves(best_score)
             if mate is not None and depth >= 2 * abs(mate) + 1:
                 break  # a mate found and confirmed: deeper search cannot change it
@@ -302,6 +316,35 @@ class Searcher:
             depth=completed, root_moves_searched=root_done, root_moves=int(n_root),
             seldepth=int(stats[S_SELDEPTH]), nodes=int(stats[S_NODES]), time=elapsed,
             iterations=tuple(iterations), fen=fen)
+
+    def _more_lines(self, arrays: tuple, root_moves: np.ndarray, n_root: int, depth: int, lines: int,
+                    first: IterationInfo, guesses: list[int], start: float) -> list[IterationInfo]:
+        """MultiPV, as Stockfish does it: after the iteration's search of every root move (its
+        best is ``first``), line i searches the root moves left once the i - 1 better ones are
+        taken out, with an aspiration window around line i's last score.  The lines completed
+        before a stop come back best first, numbered; ``root_moves`` starts with their moves
+        in that order, and the table's root entry is the best line's again."""
+        stats = self.ctx[C_STATS]
+        found = [first]
+        for i in range(1, lines):
+            rest = np.zeros(MAX_MOVES, np.int64)
+            rest[:n_root - i] = root_moves[i:n_root]
+            guess = guesses[i] if i < len(guesses) else found[-1].score_cp
+            score, _, _, _ = self.iteration(arrays, rest, n_root - i, depth, guess)
+            if stats[S_STOPPED]:
+                break
+            root_moves[i:n_root] = rest[:n_root - i]
+            move = move_to_uci(int(rest[0]))
+            pv = self._pv()
+            found.append(IterationInfo(depth, int(stats[S_SELDEPTH]), int(score), mate_in_moves(int(score)),
+                                       int(stats[S_NODES]), time.perf_counter() - start,
+                                       pv if pv and pv[0] == move else (move,)))
+        order = sorted(range(len(found)), key=lambda j: -found[j].score_cp)  # stable: ties keep their order
+        root_moves[:len(found)] = root_moves[:len(found)][order]
+        found = [replace(found[j], multipv=rank) for rank, j in enumerate(order, 1)]
+        best = found[0]
+        tt_store(self.tt, arrays[4][arrays[2][ST_PLY]], int(root_moves[0]), BOUND_EXACT, depth, best.score_cp, 0)
+        return found
 
     def _pv(self) -> tuple[str, ...]:
         pv = self.ctx[C_PV]

@@ -48,3 +48,18 @@ def test_numba_caches_in_the_user_folder_unless_told_otherwise(tmp_path):
     assert folders() == {tmp_path / "chosen" / own}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "chosen" / own)  # what a child process inherits: kept
     assert folders() == {tmp_path / "chosen" / own}
+
+
+def test_a_cold_cache_is_announced_once_on_standard_error(tmp_path, monkeypatch, capsys):
+    """A first run compiles for a minute: one line says so before it, and only once (a worker
+    process inherits the notice); a cache that holds the search says nothing."""
+    from base.resources import COLD_NOTICE_ENV, announce_cold_compile
+    monkeypatch.delenv(COLD_NOTICE_ENV, raising=False)
+    announce_cold_compile(tmp_path)
+    announce_cold_compile(tmp_path)
+    assert capsys.readouterr().err.count("compiling the engine, about a minute, once") == 1
+    monkeypatch.delenv(COLD_NOTICE_ENV)
+    (tmp_path / "core_0123").mkdir()
+    (tmp_path / "core_0123" / "search.negamax-329.py311.nbi").write_bytes(b"")
+    announce_cold_compile(tmp_path)
+    assert capsys.readouterr().err == ""

@@ -1,5 +1,6 @@
 """``concilio uci`` driven by python-chess, as a GUI would drive it."""
 import io
+import os
 import random
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import chess
 import chess.engine
 import pytest
 
+from base.resources import COLD_NOTICE_ENV
 from concilio.uci import UciEngine
 from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
 from players.external import EngineNotFoundError, find_engine_binary
@@ -266,3 +268,71 @@ def test_every_limit_of_a_go_applies_whichever_comes_first(in_process, words, bo
         assert max(i["depth"] for i in infos) == value
     elif bound == "nodes":
         assert max(i["nodes"] for i in infos) <= value
+
+
+def test_multipv_reports_the_best_lines_in_order(engine):
+    """An analysis GUI asks for MultiPV (it once got ``engine does not support option MultiPV``)."""
+    assert engine.options["MultiPV"].default == 1 and engine.options["MultiPV"].max >= 256
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    infos = engine.analyse(board, chess.engine.Limit(depth=5), multipv=3)
+    assert [info["multipv"] for info in infos] == [1, 2, 3]
+    moves = [info["pv"][0] for info in infos]
+    assert len(set(moves)) == 3 and all(move in board.legal_moves for move in moves)
+    scores = [info["score"].white().score() for info in infos]
+    assert scores == sorted(scores, reverse=True)
+    mate = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    infos = engine.analyse(mate, chess.engine.Limit(depth=5), multipv=3)
+    assert len(infos) == 3 and infos[0]["pv"][0] == chess.Move.from_uci("a1a8")
+    assert infos[0]["score"].white().mate() == 1
+    assert engine.play(chess.Board(), chess.engine.Limit(depth=3)).move in chess.Board().legal_moves
+
+
+def test_only_players_that_search_several_lines_offer_multipv():
+    ensemble = UciEngine("3b", out=io.StringIO())  # read, built, not started: no workers needed
+    ensemble.cmd_uci([])
+    ensemble.cmd_setoption("name MultiPV value 3".split())
+    said = ensemble.out.getvalue()
+    assert "MultiPV" not in said.split("uciok")[0] and "ignored unknown option 'MultiPV'" in said
+    instance = UciEngine("MKP", out=io.StringIO())
+    instance.cmd_uci([])
+    instance.cmd_setoption("name MultiPV value 0".split())
+    assert "option name MultiPV type spin default 1 min 1 max" in instance.out.getvalue()
+    assert "MultiPV must be 1-" in instance.out.getvalue() and instance.player.settings.multipv == 1
+
+
+def test_uci_is_answered_before_the_engine_is_loaded():
+    """Importing the search compiles it when numba's cache is cold (a minute) and loads it
+    otherwise (seconds); a GUI gives ``uciok`` ten seconds.  Nothing that does either may run
+    before ``uciok``: what ``concilio uci`` imports up to its engine answering ``uci``."""
+    probe = ("import io, sys\n"
+             "from concilio.cli import build_parser\n"
+             "build_parser().parse_args(['uci'])\n"
+             "from concilio.uci import UciEngine\n"
+             "out = io.StringIO()\n"
+             "engine = UciEngine(out=out)\n"
+             "loaded = [m for m in ('numba', 'players.searcher', 'ensemble.catalog') if m in sys.modules]\n"
+             "engine.handle('uci')\n"
+             "print(loaded, out.getvalue().split()[-1], flush=True)\n"
+             "import os; os._exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split("\n")[0] == "[] uciok", done.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_cold_start_answers_at_once_and_keeps_the_compile_out_of_the_first_search(tmp_path):
+    """An empty numba cache: python-chess's ``popen_uci`` with its default timeouts (10 s for
+    ``uciok``) starts the engine, a line on standard error says it compiles, and the first
+    move's search reports its own time, not the compile's (about a minute)."""
+    env = {k: v for k, v in os.environ.items() if k != COLD_NOTICE_ENV}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+    with open(tmp_path / "stderr", "w") as stderr:
+        engine = chess.engine.SimpleEngine.popen_uci(UCI, env=env, stderr=stderr)
+        try:
+            started = time.perf_counter()
+            played = engine.play(chess.Board(), chess.engine.Limit(depth=1), info=chess.engine.INFO_ALL)
+            wall = time.perf_counter() - started
+        finally:
+            engine.quit()
+    assert played.move in chess.Board().legal_moves
+    assert "compiling the engine, about a minute, once" in (tmp_path / "stderr").read_text()
+    assert played.info["time"] < min(1.0, wall / 4), (played.info, wall)

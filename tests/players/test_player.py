@@ -53,3 +53,28 @@ def test_played_of_counts_a_losing_mate_as_minus_mate_cp():
     played = Played.of(losing, losing.bestmove, 0.01)
     assert played.score == -MATE_CP and played.depth == 5 and played.result is losing
     assert Played.of(None, "e2e4", 0.0).score is None
+
+
+def test_an_instance_reports_its_best_lines_with_multipv_and_refuses_it_where_it_cannot():
+    """MultiPV n: every iteration reports n lines, the i-th best root move first in line i."""
+    player = InstancePlayer(name="mkp")
+    assert player.settings.multipv == 1
+    player.configure(multipv=3)
+    seen = []
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")  # Ra8 mates
+    played = player.play(board, Limit(depth=3), info=seen.append)
+    for depth in {it.depth for it in seen}:
+        lines = [it for it in seen if it.depth == depth]
+        assert [it.multipv for it in lines] == [1, 2, 3] and len({it.move for it in lines}) == 3
+        assert [it.score_cp for it in lines] == sorted((it.score_cp for it in lines), reverse=True)
+        assert all(chess.Move.from_uci(it.move) in board.legal_moves for it in lines)
+    assert seen[-3].move == "a1a8" == played.move and seen[-3].mate == 1
+    with pytest.raises(PlayerOptionError, match="mkp: multipv must be an integer of at least 1"):
+        player.configure(multipv=0)
+    with pytest.raises(PlayerOptionError, match="mkp: multipv needs threads 1"):
+        player.configure(threads=2)
+    assert player.settings.threads == 1 and player.settings.multipv == 3
+    player.configure(multipv=1)
+    seen.clear()
+    player.play(board, Limit(depth=2), info=seen.append)
+    assert [it.multipv for it in seen] == [None, None]  # one line, reported as always
