@@ -14,6 +14,7 @@ from typing import Any
 
 from base.errors import ConcilioError
 from base.interrupts import deaf_children, held_signals
+from base.logs import worker_log_level
 from base.spawning import leave_if_reimported, script_hint
 
 # Dask's own housekeeping, slowed down for a local cluster whose workers search flat out: the
@@ -102,7 +103,7 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
                 try:
                     local = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
                                          host="127.0.0.1", dashboard_address="127.0.0.1:0",  # ephemeral port
-                                         silence_logs=logging.ERROR)
+                                         silence_logs=worker_log_level())
                 except RuntimeError as exc:  # a worker process died while starting ("Nanny failed to start")
                     raise ClusterError(f"the local Dask workers did not start ({exc}){script_hint()}") from None
                 client = Client(local, direct_to_workers=True)  # jobs go straight to their worker, not through the scheduler

@@ -75,8 +75,17 @@ def find_config(name: str | Path, *kinds: str) -> Path:
     candidates = config_candidates(name, kinds)
     found = next((p for p in candidates if p.is_file()), None)
     if found is None:
-        raise ConfigNotFound([f"{name}: no such config; looked for"] + [f"  {p}" for p in candidates])
+        raise ConfigNotFound([f"{name}: no such config; looked for"] + [f"  {p}" for p in candidates]
+                             + ["the shipped ones, by kind:"] + [f"  {kind}: {', '.join(names)}"
+                                                                 for kind, names in shipped_names(kinds).items()])
     return found
+
+
+def shipped_names(kinds: tuple[str, ...]) -> dict[str, list[str]]:
+    """The names of the configs shipped with the package, by kind (a kind with none left out):
+    what a user may give without a file of their own."""
+    found = {kind: sorted({p.stem for p in (packaged("configs") / kind).glob("*.y*ml")}) for kind in kinds}
+    return {kind: names for kind, names in found.items() if names}
 
 
 @dataclass

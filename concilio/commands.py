@@ -33,6 +33,12 @@ def _position(fen: str | None, moves: list[str] | None = None):
         raise UsageError(str(exc)) from None
 
 
+def _progress(args: argparse.Namespace) -> bool:
+    """A progress bar only where a person watches: not with --quiet, and not into a file or
+    pipe (a log of carriage returns)."""
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
 def _spec(mask: str, weights: list[str] | None):
     from evaluation.spec import EvalSpec
     values = None
@@ -169,7 +175,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     config = load_suite(args.config)
     if args.workers:
         config = replace(config, workers=args.workers)
-    outcome = run_suite(config, search=not args.no_search, progress=not args.quiet)
+    outcome = run_suite(config, search=not args.no_search, progress=_progress(args))
     print(format_outcome(outcome))
     print(f"\n{outcome.searches_added} searches added ({outcome.searches_stored} in {config.store}); "
           f"report: {', '.join(str(p) for p in outcome.report_files)}")
@@ -188,7 +194,7 @@ def cmd_autotune(args: argparse.Namespace) -> int:
         config = config.of_size(args.size)
     if args.read:
         return _read_team(config, args)
-    outcome = run_autotune(config, search=not args.no_search, progress=not args.quiet,  # AutotuneError: exit 2
+    outcome = run_autotune(config, search=not args.no_search, progress=_progress(args),  # AutotuneError: exit 2
                            adopt=args.adopt, verify=args.verify)
     print(format_outcome(outcome))
     return 0
@@ -198,7 +204,7 @@ def _read_team(config: AutotuneConfig, args: argparse.Namespace) -> int:
     """``autotune --read TEAM``: the team's points on the two splits, nothing tuned or written."""
     from ensemble.config import load_ensemble
     from tournaments.autotune.run import read_team
-    r = read_team(config, load_ensemble(args.read), search=not args.no_search, progress=not args.quiet)
+    r = read_team(config, load_ensemble(args.read), search=not args.no_search, progress=_progress(args))
     print(f"{r.team} ({r.criterion}) on {config.train.path.name}, {config.budget_key}, objective {config.objective}:")
     print(f"  tune split, {r.tune_positions} positions: {r.tune:.4f} (full engine {r.full_tune:.4f})")
     print(f"  held-out games, {r.held_out_positions} positions: {r.held_out:.4f} (full engine {r.full_held_out:.4f})")
@@ -213,7 +219,7 @@ def cmd_fit_positions(args: argparse.Namespace) -> int:
     from tournaments.training.fit_positions import FitDataPlan, make_positions
     t0 = time.time()
     plan = FitDataPlan(args.out, OPENINGS, args.games, seed=args.seed, depth=args.depth, workers=args.workers)
-    count = make_positions(plan)
+    count = make_positions(plan, progress=_progress(args))
     print(f"{args.out}: {count} positions ({time.time() - t0:.0f} s)")
     return 0
 
@@ -309,7 +315,7 @@ def cmd_book(args: argparse.Namespace) -> int:
         exclude.append(path)
     plan = BookPlan(Path(args.out), args.openings, args.plies, args.depth, args.multipv, args.window, args.balance,
                     args.seed, args.engine, tuple(exclude))
-    count = make_book(plan, progress=not args.quiet)  # EngineNotFoundError (a ConcilioError): exit 2
+    count = make_book(plan, progress=_progress(args))  # EngineNotFoundError (a ConcilioError): exit 2
     print(f"{plan.out}: {count} openings")
     return 0
 
@@ -343,7 +349,7 @@ def cmd_label(args: argparse.Namespace) -> int:
                      args.per_game, budgets, args.seed, tuple(existing(p, "--pgn") for p in args.pgn or ()),
                      args.pgn_per_game, args.engine, args.nodes, args.multipv, workers=args.workers)
     started = time.perf_counter()
-    outcome = run_label(plan, progress=not args.quiet, warn=lambda line: print(line, file=sys.stderr))
+    outcome = run_label(plan, progress=_progress(args), warn=lambda line: print(line, file=sys.stderr))
     print(f"{outcome.games} games played, {outcome.positions_added} positions and {outcome.labels_added} labels "
           f"added in {time.perf_counter() - started:.0f} s; {args.store} holds {outcome.positions} positions, "
           f"{outcome.labels} labelled")
@@ -371,7 +377,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         return 0
     print(f"Match {config.name}: {', '.join(p.name for p in config.players)} ({config.mode}); "
           f"{config.games} games per pairing; {config.describe_time_controls()}; output {config.output}")
-    outcome = run_match(config, progress=not args.quiet)
+    outcome = run_match(config, progress=_progress(args))
     print()
     for s in outcome.summaries:
         print(s.line(config))
@@ -390,7 +396,7 @@ def cmd_scaling_play(args: argparse.Namespace) -> int:
     if not points:
         print(f"{args.config}: no point matches --arm {args.arm} --workers {args.workers}", file=sys.stderr)
         return 2
-    play_points(sweep, tuple(args.arm), tuple(args.workers), args.concurrency, progress=not args.quiet)
+    play_points(sweep, tuple(args.arm), tuple(args.workers), args.concurrency, progress=_progress(args))
     return 0
 
 
@@ -400,7 +406,7 @@ def cmd_scaling_duel(args: argparse.Namespace) -> int:
     from tournaments.scaling.run import play_duel_claimed
     sweep = load_sweep(args.sweep)
     sweep.duel_match(args.first, args.second)  # a point the file lacks: ConfigError, exit 2
-    if play_duel_claimed(sweep, args.first, args.second, args.concurrency, progress=not args.quiet) is None:
+    if play_duel_claimed(sweep, args.first, args.second, args.concurrency, progress=_progress(args)) is None:
         print(f"duel {args.first} against {args.second}: another process is playing it "
               f"(concilio scaling duels --list says which)", file=sys.stderr)
         return 1
@@ -421,7 +427,7 @@ def cmd_scaling_duels(args: argparse.Namespace) -> int:
                   + (f", playing in {d.claimed_by}" if d.claimed_by else ""))
         print(f"{len(owed)} duel(s) owed")
         return 0
-    played = play_duels(sweep, args.concurrency, progress=not args.quiet)
+    played = play_duels(sweep, args.concurrency, progress=_progress(args))
     print(f"{len(played)} duel(s) played" + (": " + ", ".join(f"{a}-{b}" for a, b, _ in played) if played else "")
           + "; no duel owed is left that this process could take")
     return 0

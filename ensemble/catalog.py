@@ -24,8 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from base.config import (ConfigError, YamlSource, as_mapping, check_keys, find_config, get_number, load_checked,
-                         load_yaml)
+from base.config import (ConfigError, ConfigNotFound, YamlSource, as_mapping, check_keys, find_config, get_number,
+                         load_checked, load_yaml)
 from ensemble.cascade.config import CascadeConfig, load_cascade
 from ensemble.cascade.player import CascadePlayer
 from ensemble.config import EnsembleConfig, load_ensemble
@@ -99,11 +99,16 @@ def describe(target: str | Path | None = None, *, name: str | None = None) -> Pl
         return PlayerSpec("instance", name or instance_name(spec), CATEGORIES)
     try:
         spec = EvalSpec.parse(text)
-    except EvalSpecError:
-        pass
+    except EvalSpecError as exc:
+        not_a_mask = exc
     else:
         return PlayerSpec("instance", name or instance_name(spec), text)
-    path = find_config(text, *CONFIG_KINDS)
+    try:
+        path = find_config(text, *CONFIG_KINDS)
+    except ConfigNotFound:
+        if _looks_like_mask(text):  # MKPZ: a mistyped mask, not a config name
+            raise EvalSpecError(f"{_mask_problem(text, not_a_mask)}, and no config is named {text}") from None
+        raise
     kind = file_kind(path)
     if kind in ("uci", "xboard", "instance"):
         return _player_file(path, kind, name)
@@ -209,6 +214,21 @@ def _default_name(kind: str, config: Config) -> str:
     if isinstance(config, CascadeConfig):
         return f"cascade {config.name}"
     return kind
+
+
+def _looks_like_mask(text: str) -> bool:
+    """Capital letters of which some are categories (MKPZ), or a number (200): what a user
+    typing a mask types.  Config names are lower case (3b, abdada, gnuchess)."""
+    return text.isdigit() or (text.isalpha() and text.isupper() and any(c in CATEGORIES for c in text))
+
+
+def _mask_problem(text: str, exc: EvalSpecError) -> str:
+    """Why a mask-like name is no mask, in the user's words: which letters are not categories."""
+    bad = sorted({c for c in text if c.isalpha() and c not in CATEGORIES}, key=text.index)
+    if not bad:
+        return str(exc)
+    return (f"{text}: {', '.join(bad)} {'is not a category' if len(bad) == 1 else 'are not categories'} "
+            f"(the categories are {' '.join(CATEGORIES)})")
 
 
 def _player_file(path: Path, kind: str, name: str | None) -> PlayerSpec:

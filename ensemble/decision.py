@@ -44,16 +44,18 @@ class Decision:
 
     def format(self, show_weights: bool = True) -> str:
         rows = [f"Position {self.fen}", ""]
-        head = f"{'instance':24s} {'move':7s} {'score':>9s} {'depth':>5s} {'N':>4s} {'nodes':>10s} {'time':>6s}  worker"
+        head = f"{'instance':24s} {'move':7s} {'score':>9s} {'depth':>5s} {'roots':>5s} {'nodes':>10s} {'time':>6s}  worker"
         rows += [head, "-" * len(head)]
         for r in self.reports:
             if r.result is not None and r.excluded is None:
                 res = r.result
                 rows.append(f"{r.label:24s} {res.bestmove:7s} {res.score_text():>9s} {res.depth:5d} "
-                            f"{res.root_moves_searched:4d} {res.nodes:10d} {res.time:6.2f}  {r.worker or '-'}")
+                            f"{res.root_moves_searched:5d} {res.nodes:10d} {res.time:6.2f}  {r.worker or '-'}")
             else:
-                rows.append(f"{r.label:24s} {'--':7s} {'':>9s} {'':>5s} {'':>4s} {'':>10s} {'':>6s}  "
+                rows.append(f"{r.label:24s} {'--':7s} {'':>9s} {'':>5s} {'':>5s} {'':>10s} {'':>6s}  "
                             f"{r.worker or '-'}  excluded: {r.excluded}")
+        rows.append("depth: the deepest finished iteration (the thesis's D); roots: the root moves searched in the "
+                    "last iteration, the interrupted one if any (N); time: seconds")
         if show_weights and any(not _unit(r.weights) for r in self.reports):
             rows.append("")
             rows += [f"weights {r.label}: {r.weights}" for r in self.reports]

@@ -80,7 +80,8 @@ class EnsemblePlayer(BasePlayer):
             extra += "" if options.null_move else " no-null-move"
             extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""
             lines.append(f"  {inst.label:24s} weights {inst.weights_text()}{extra}")
-        lines.append(f"Selection {config.selection.criterion} {dict(config.selection.params)}; "
+        params = ", ".join(f"{key} {value}" for key, value in config.selection.params.items())
+        lines.append(f"Selection {config.selection.criterion}{f' ({params})' if params else ''}; "
                      f"budget {config.budget.describe()}")
         if self._instances is not None:
             lines.append(f"Cluster: {self.cluster_description}")

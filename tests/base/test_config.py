@@ -61,6 +61,16 @@ def test_a_name_found_nowhere_lists_every_place_and_exits_2(isolated):
     assert "nowhere: no such config; looked for" in done.stderr and "configs/tournaments/nowhere.yaml" in done.stderr
 
 
+def test_a_name_found_nowhere_lists_the_shipped_names_by_kind(isolated):
+    with pytest.raises(ConfigNotFound) as info:
+        find_config("nowhere", "suites", "tuning")
+    problems = info.value.problems
+    listed = problems[problems.index("the shipped ones, by kind:") + 1:]
+    shipped = {kind: sorted(p.stem for p in (packaged("configs") / kind).glob("*.yaml")) for kind in ("suites", "tuning")}
+    assert listed == [f"  suites: {', '.join(shipped['suites'])}", f"  tuning: {', '.join(shipped['tuning'])}"]
+    assert "smoke" in shipped["suites"] and "distribution" in shipped["tuning"]
+
+
 def test_data_prefix_names_packaged_data_from_any_folder(tmp_path):
     wac = resolve_data_reference("data:suites/wac.epd", tmp_path)
     assert wac == packaged("data") / "suites" / "wac.epd" and wac.is_file()

@@ -61,12 +61,20 @@ def test_play_prints_instances_votes_and_bestmove(tmp_path):
     config = tmp_path / "duo.yaml"
     config.write_text("instances: [MB, {mask: MX, weights: {X: 2}}]\nselection: {criterion: depth_confidence}\n"
                       "budget: {nodes: 3000}\ncluster: {workers: 2, dashboard: false}\n")
-    out = run("play", str(config), "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    out = run("-v", "play", str(config), "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "(MX X×2)" in text and "weights M=1 X=2" in text
     assert "criterion depth_confidence" in text
     assert text.strip().splitlines()[-1] == "bestmove a1a8"  # both instances see the back-rank mate
+    lines = text.splitlines()
+    # the selection as words, every column named and explained
+    assert "Selection depth_confidence (c 100, seed 0); budget nodes 3000" in text and "{" not in text
+    head = next(line for line in lines if line.startswith("instance "))
+    assert head.split() == ["instance", "move", "score", "depth", "roots", "nodes", "time", "worker"]
+    assert any(line.startswith("depth: the deepest finished iteration") and "roots: " in line for line in lines)
+    # -v: Dask's INFO logs, of the scheduler in this process and of the workers in theirs
+    assert "distributed.scheduler INFO" in out.stderr and "distributed.worker - INFO" in out.stderr
 
 
 @pytest.mark.parametrize("player, says", [
@@ -135,3 +143,95 @@ def test_suite_with_no_usable_position_names_the_file_and_its_lines(tmp_path):
         "store: {tmp}/store.sqlite\nreport: {tmp}/report\n", "suite", "--no-search")
     assert f"concilio suite: error: {suite}: no usable position; " in error
     assert "line 1: no bm or am operation" in error
+
+
+def test_version_is_the_installed_package_and_the_engine(capsys):
+    from importlib.metadata import version
+
+    from base.fingerprint import engine_fingerprint
+    from concilio.cli import main
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"concilio {version('concilio')} (engine {engine_fingerprint()})"
+
+
+def _parsers(parser, name="concilio"):
+    """Every parser of the command line, the subcommands' (and their steps') included."""
+    import argparse
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, child in action.choices.items():
+                yield from _parsers(child, f"{name} {sub}")
+
+
+def test_every_help_shows_its_defaults_and_an_example(monkeypatch):
+    from concilio.cli import build_parser
+    monkeypatch.setenv("COLUMNS", "400")  # no wrapping: each default stays on one line
+    parsers = list(_parsers(build_parser()))
+    assert len(parsers) > 25
+    for name, parser in parsers:
+        text = parser.format_help()
+        lines = text.splitlines()
+        assert any(line.startswith("example") for line in lines), name
+        example = lines[next(i for i, line in enumerate(lines) if line.startswith("example")) + 1]
+        assert example.startswith(f"  {name}"), (name, example)
+        for action in parser._actions:
+            if action.help is None or action.nargs == 0 or action.default in (None, [], "==SUPPRESS=="):
+                continue  # no help to show it in (none lacks one: checked below), a flag, or no default
+            assert f"(default: {action.default})" in text, (name, action.dest)
+        undocumented = [a.dest for a in parser._actions if a.help is None and a.option_strings]
+        assert not undocumented, (name, undocumented)
+    fit = dict(parsers)["concilio fit"].format_help()
+    assert "``" not in fit and "**" not in fit  # its recipe as plain text, not reStructuredText
+
+
+def test_verbose_sets_our_and_dasks_loggers_and_the_workers_level():
+    import logging
+
+    from base import logs
+    from concilio.cli import main
+    names = logs.OURS + logs.DASK
+    before = {name: logging.getLogger(name).level for name in names}
+    try:
+        assert logs.worker_log_level() == logging.ERROR  # quiet workers by default
+        assert main(["perft", "--depth", "1", "-vv"]) == 0
+        assert {logging.getLogger(name).level for name in names} == {logging.DEBUG}
+        assert logs.worker_log_level() == logging.DEBUG
+        assert main(["-v", "perft", "--depth", "1"]) == 0
+        assert {logging.getLogger(name).level for name in names} == {logging.INFO}
+    finally:
+        logs._level = None
+        for name, level in before.items():
+            logging.getLogger(name).setLevel(level)
+
+
+def test_verbose_shows_our_modules_info_logs():
+    args = ("play", "lazy-cluster-in-process", "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "--nodes", "2000")
+    quiet, verbose = run(*args), run("-v", *args)
+    assert quiet.returncode == verbose.returncode == 0, quiet.stderr + verbose.stderr
+    assert "players.decomposition.player INFO" not in quiet.stderr
+    assert "players.decomposition.player INFO: 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1: lockstep" in verbose.stderr
+
+
+def test_no_progress_bar_into_a_file_or_pipe(tmp_path):
+    config = tmp_path / "m.yaml"
+    config.write_text(f"players: [{{name: mb, instance: MB}}]\ngames: 2\ntime_control: {{nodes: 200}}\n"
+                      f"max_plies: 6\nconcurrency: 1\noutput: {tmp_path / 'out'}\n")
+    out = run("match", str(config))  # stderr is a pipe here, as it is a file under nohup or a scheduler
+    assert out.returncode == 0, out.stderr
+    assert "\r" not in out.stderr and "game 0-1 full - mb" in out.stdout
+
+
+def test_play_tells_a_mistyped_mask_from_a_missing_config(capsys):
+    from concilio.cli import main
+    assert main(["play", "MKPZ"]) == 2
+    assert "MKPZ: Z is not a category (the categories are M B X K P A R)" in capsys.readouterr().err
+    assert main(["play", "does-not-exist"]) == 2
+    err = capsys.readouterr().err
+    assert "does-not-exist: no such config" in err
+    shipped = err.split("the shipped ones, by kind:")[1].splitlines()
+    assert any(line.startswith("  ensembles: ") and " 3b," in line for line in shipped)
+    assert "  engines: gnuchess, stockfish" in shipped
+    assert any(line.startswith("  decomposition: ") and " abdada," in line for line in shipped)
