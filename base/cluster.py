@@ -88,6 +88,8 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
             client = Client(scheduler, timeout=connect_timeout)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        except ValueError as exc:  # an address Dask cannot parse ("missing port number")
+            raise ClusterError(f"{scheduler!r} is not a Dask scheduler address ({exc}): give tcp://host:port") from None
         return Cluster(client, None, f"scheduler {scheduler}", _dashboard(client) if dashboard else None)
     from multiprocessing import resource_tracker
     threads = f", {threads_per_worker} threads each" if threads_per_worker > 1 else ""

@@ -38,6 +38,7 @@ from base.runner import SchedulerLost, WorkerLost, WorkerState, feed, in_state, 
 log = logging.getLogger("concilio.runner")
 START_TIMEOUT_S = 120.0  # a slot's actor and its warm-up (a first compile may take a minute)
 REVIVE_TIMEOUT_S = 30.0  # a slot on a worker that joined later (it has loaded nothing yet: no compile)
+WAITING_SAID_EVERY_S = 5.0  # how often a runner waiting for its first workers says so
 LOST_ACTOR = ("Unable to contact Actor's worker", "Worker holding Actor was lost")
 
 
@@ -158,6 +159,7 @@ class SlotJob:
         self.key = key
         self.slot = slot
         self._runner = runner
+        self.finished: float | None = None  # when its answer came (perf_counter): how late it was
         self._done = False
         self._value: Any = None
         self._error: BaseException | None = None
@@ -192,6 +194,7 @@ class SlotJob:
 
     def _finish(self) -> None:
         with self._runner._finished:
+            self.finished = time.perf_counter()
             self._done = True
             self._runner._load[self.slot] -= 1
             self._runner._finished.notify_all()
@@ -217,10 +220,14 @@ class DaskRunner:
     """Slots on the workers of a Dask cluster (a ``base.runner.Runner``).  ``start`` opens a
     cluster of its own (closed with the runner); given a :class:`base.cluster.Cluster`, the
     runner borrows it and, on closing, only lets go of what its jobs left on the workers.
-    ``warm`` runs once in every slot before the first job (loading compiled code)."""
+    ``warm`` runs once in every slot before the first job (loading compiled code).  Until
+    ``min_workers`` have joined (at most ``worker_timeout`` seconds, ``START_TIMEOUT_S`` by
+    default) it says every few seconds to ``tell`` how many of the ``wanted`` worker threads
+    there are."""
 
     def __init__(self, cluster: Cluster, *, own: bool = False, warm: Callable[[], Any] | None = None,
-                 min_workers: int = 1, direct: bool = True) -> None:
+                 min_workers: int = 1, direct: bool = True, wanted: int | None = None,
+                 tell: Callable[[str], None] | None = None, worker_timeout: float | None = None) -> None:
         self.cluster = cluster
         self.client = cluster.client
         self.local = cluster.local is not None
@@ -238,14 +245,9 @@ class DaskRunner:
         try:
             authkey = self._channels.authkey if direct else b""  # no key: the workers open no channel
             self.client.register_plugin(StatePlugin(self.name, authkey), name=self.name)
-            threads = cluster.worker_threads()
-            if len(threads) < min_workers:
-                try:
-                    self.client.wait_for_workers(min_workers, timeout=START_TIMEOUT_S)
-                except TimeoutError:
-                    raise ClusterError(f"{cluster.description}: fewer than {min_workers} Dask worker(s) joined in "
-                                       f"{START_TIMEOUT_S:.0f} s") from None
-                threads = self.cluster.worker_threads()
+            threads = self._wait_for_workers(min_workers, wanted or min_workers,
+                                             START_TIMEOUT_S if worker_timeout is None else worker_timeout,
+                                             tell or (lambda line: log.warning("%s", line)))
             self._add_slots(threads)
         except BaseException:
             self.close()
@@ -254,18 +256,41 @@ class DaskRunner:
     @classmethod
     def start(cls, workers: int | None = 2, scheduler: str | None = None, *, threads_per_worker: int = 1,
               dashboard: bool = False, warm: Callable[[], Any] | None = None, min_workers: int = 1,
-              direct: bool = True) -> DaskRunner:
+              direct: bool = True, wanted: int | None = None, tell: Callable[[str], None] | None = None,
+              worker_timeout: float | None = None) -> DaskRunner:
         """A runner on a local cluster of ``workers`` processes (or the workers of
         ``scheduler``, once ``min_workers`` have joined), closed with the runner.
         ``direct=False`` sends every job as an actor call (to measure what the channels save)."""
         cluster = open_cluster(workers or 2, scheduler, threads_per_worker, dashboard)
         try:
-            return cls(cluster, own=True, warm=warm, min_workers=min_workers, direct=direct)
+            return cls(cluster, own=True, warm=warm, min_workers=min_workers, direct=direct, wanted=wanted, tell=tell,
+                       worker_timeout=worker_timeout)
         except BaseException:
             cluster.close()
             raise
 
     # --- slots ----------------------------------------------------------------------------------------
+    def _wait_for_workers(self, least: int, wanted: int, timeout: float, tell: Callable[[str], None]
+                          ) -> dict[str, int]:
+        """The threads of each worker, once ``least`` workers have joined; until then, every
+        few seconds, ``tell`` how many of the ``wanted`` threads are there: a scheduler
+        nobody has started workers for must not look like a hang."""
+        deadline = time.monotonic() + timeout
+        said = None
+        while True:
+            threads = self.cluster.worker_threads()
+            if len(threads) >= least:
+                return threads
+            now = time.monotonic()
+            if now >= deadline:
+                address = getattr(getattr(self.client, "scheduler", None), "address", "SCHEDULER")
+                raise ClusterError(f"{self.cluster.description}: {len(threads)} of {least} Dask worker(s) joined "
+                                   f"in {timeout:g} s; start them with `dask worker {address} --nthreads 1`")
+            if said is None or now - said >= WAITING_SAID_EVERY_S:
+                tell(f"waiting for workers ({sum(threads.values())}/{wanted}) on the {self.cluster.description}")
+                said = now
+            time.sleep(0.2)
+
     def _add_slots(self, threads: dict[str, int]) -> list[int]:
         """A slot per thread of each of these workers, in an order that spreads consecutive
         slots over the workers (slot i on worker i mod n first)."""
@@ -440,9 +465,10 @@ class DaskRunner:
             except Exception:  # noqa: BLE001 - a lost worker has nothing to stop
                 place.alive = False
 
-    def everywhere(self, fn: Callable, *args) -> list:
-        """``fn(*args)`` on the event loop of every live worker process, waited for; the
-        answers (a worker lost meanwhile gives none)."""
+    def everywhere(self, fn: Callable, *args, timeout: float | None = None) -> list:
+        """``fn(*args)`` on the event loop of every live worker process, waited for (at most
+        ``timeout`` seconds in all); the answers (a worker lost meanwhile, or not answering
+        in time, gives none)."""
         payload = _pack(fn, args)
         places = self._signal_places(None)
         self.messages += len(places)
@@ -453,10 +479,11 @@ class DaskRunner:
             except Exception:  # noqa: BLE001
                 place.alive = False
         out = []
+        until = time.perf_counter() + (START_TIMEOUT_S if timeout is None else timeout)
         for call in calls:
             try:
-                out.append(pickle.loads(call.result(timeout=START_TIMEOUT_S)))
-            except (OSError, RuntimeError):  # the worker is gone: nothing of this runner is left on it
+                out.append(pickle.loads(call.result(timeout=max(0.001, until - time.perf_counter()))))
+            except (OSError, RuntimeError):  # gone (nothing of this runner is left on it), or late (TimeoutError)
                 continue
         return out
 

@@ -49,6 +49,11 @@ class SchedulerLost(WorkerLost):
     """The Dask scheduler is gone, and its workers with it: no job can run any more."""
 
 
+class StateClosed(ClusterError):
+    """A job ran where its runner's state had been let go: the runner closed, or the worker
+    itself is shutting down."""
+
+
 # --- what a worker keeps between jobs ---------------------------------------------------------------
 
 def close_item(item: Any) -> None:
@@ -76,7 +81,7 @@ class WorkerState:
         keeps nothing more: a job still running when its runner closed fails instead of
         starting an engine that nobody would quit."""
         if self.closed:
-            raise ClusterError(f"{self.name} is closed: its runner has stopped")
+            raise StateClosed(f"{self.name} is closed: its runner or its worker has stopped")
         items = self._stores.get(resident.name)
         if items is None:
             items = self._stores[resident.name] = {}
@@ -234,7 +239,8 @@ class Runner(Protocol):
       yielding each result as it comes (a failed job is reported and left out).
     * ``signal`` runs a short function (a coroutine, typically) on the event loop of the
       slots' worker processes, where it reaches the jobs running there: a stop order, a
-      new bound.  ``everywhere`` does so and waits for every answer.
+      new bound.  ``everywhere`` does so and waits for every answer (at most ``timeout``
+      seconds: a worker that has not answered by then gives none).
     * ``here`` makes this process's own state current: what the coordinator keeps for the
       runner (the shared memory it made for the workers) is let go when the runner closes.
     * ``live`` lists the slots whose worker is alive (adding slots on workers that joined
@@ -264,7 +270,7 @@ class Runner(Protocol):
 
     def signal(self, fn: Callable, *args, slots: Iterable[int] | None = None) -> None: ...
 
-    def everywhere(self, fn: Callable, *args) -> list: ...
+    def everywhere(self, fn: Callable, *args, timeout: float | None = None) -> list: ...
 
     def here(self): ...
 
@@ -342,7 +348,7 @@ class InlineRunner:
     def signal(self, fn: Callable, *args, slots: Iterable[int] | None = None) -> None:
         run_in_state(self.state, fn, args)
 
-    def everywhere(self, fn: Callable, *args) -> list:
+    def everywhere(self, fn: Callable, *args, timeout: float | None = None) -> list:
         return [run_in_state(self.state, fn, args)]
 
     def here(self):
@@ -422,7 +428,7 @@ class ThreadRunner:
         self.messages += 1
         run_in_state(self.state, fn, args)
 
-    def everywhere(self, fn: Callable, *args) -> list:
+    def everywhere(self, fn: Callable, *args, timeout: float | None = None) -> list:
         self.messages += 1
         return [run_in_state(self.state, fn, args)]
 
