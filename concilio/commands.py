@@ -146,7 +146,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.criterion:
         spec = spec.with_criterion(args.criterion)
     if args.scheduler:
-        spec = spec.with_scheduler(args.scheduler)
+        spec = spec.with_scheduler(args.scheduler, "--scheduler")  # ConfigError, exit 2: a host without a port
     if args.movetime or args.nodes or args.depth:
         limit = Limit(movetime=args.movetime, nodes=args.nodes, depth=args.depth)
     else:

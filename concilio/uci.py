@@ -93,7 +93,11 @@ class UciEngine:
 
     @property
     def movetime_margin(self) -> int:
-        """What comes off a ``go movetime`` (``players.clock.movetime_margin``)."""
+        """What comes off a ``go movetime`` (``players.clock.movetime_margin``); a player that
+        keeps its coordination inside the movetime (an ensemble) says what it needs instead."""
+        own = getattr(self.player, "movetime_margin_ms", None)
+        if own is not None and self.overhead_ms is None:
+            return own
         return movetime_margin(self.player.settings.move_overhead_ms, self.overhead_ms)
 
     # --- output ---------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from base.config import (ConfigError, ConfigNotFound, YamlSource, as_mapping, ch
                          load_checked, load_yaml)
 from ensemble.cascade.config import CascadeConfig, load_cascade
 from ensemble.cascade.player import CascadePlayer
-from ensemble.config import EnsembleConfig, load_ensemble
+from ensemble.config import SCHEDULER_ADDRESS, EnsembleConfig, load_ensemble
 from ensemble.player import EnsemblePlayer
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.decomposition.config import DecompositionConfig, load_decomposition
@@ -81,8 +81,12 @@ class PlayerSpec:
         load(spec)  # an unknown criterion is named now
         return spec
 
-    def with_scheduler(self, address: str) -> PlayerSpec:
-        """This ensemble or decomposition on the Dask cluster at ``address``."""
+    def with_scheduler(self, address: str, given_as: str = "scheduler") -> PlayerSpec:
+        """This ensemble or decomposition on the Dask cluster at ``address`` (``tcp://host:port``;
+        anything else is a ``ConfigError`` naming ``given_as``, the option or field it came from)."""
+        if not SCHEDULER_ADDRESS.match(address):
+            raise ConfigError([f"{given_as} {address!r} is not a Dask scheduler address: give tcp://host:port, "
+                               f"e.g. tcp://10.0.0.5:8786"])
         if self.kind not in ("ensemble", "decomposition"):
             raise ConfigError([f"{self.name}: only ensembles and decomposition players run on a Dask scheduler; "
                                f"this player's kind is {self.kind}"])

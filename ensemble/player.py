@@ -3,7 +3,16 @@ choosing among their moves.
 
 The instances search inline or on Dask workers (``ensemble.instances``); the player
 weighs what came back by the deadline.  With no answer at all, the coordinator searches
-alone with the full engine in the time that is left.
+alone with the full engine in the time that is left.  While they search, the leading
+candidate is reported as ``info`` (``ensemble.progress``).
+
+A movetime is the whole move's: the coordination comes out of it, not on top.  The Dask
+instances' searches end a *slack* before the coordinator stops waiting (their stop and the
+answer's trip back, measured on the last moves: 30 ms before the first answer, at least
+10 ms, ``DaskInstances.slack_ms``), and the wait ends 10 ms before the deadline for the
+selection (more for criteria that gather evidence or search the candidates).  So a UCI
+``go movetime`` loses only the reply's latency first (``movetime_margin_ms``, 10 ms, as a
+single searcher), not a clock's coordination overhead.
 """
 from __future__ import annotations
 
@@ -15,6 +24,7 @@ from collections.abc import Callable, Sequence
 import chess
 
 from base.cluster import Cluster
+from players.clock import MOVETIME_MARGIN_MS
 from players.limits import Limit, LimitLike, as_limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.searcher import Searcher
@@ -22,7 +32,8 @@ from players.searcher import Searcher
 from ensemble.config import Budget, EnsembleConfig
 from ensemble.decision import Decision, InstanceReport
 from ensemble.evidence import gather_evidence
-from ensemble.instances import DaskInstances, InlineInstances
+from ensemble.instances import DaskInstances, InlineInstances, ProgressCallback
+from ensemble.progress import Progress
 from ensemble.ballot import Ballot, Evidence, SelectionInput
 from ensemble.selection import CRITERIA, select
 
@@ -36,6 +47,7 @@ class EnsemblePlayer(BasePlayer):
     a context manager, or call ``start`` and ``close``."""
 
     kind = "ensemble"
+    movetime_margin_ms = MOVETIME_MARGIN_MS  # off a UCI ``go movetime``: its coordination is inside the movetime
 
     def __init__(self, config: EnsembleConfig, cluster: Cluster | None = None,
                  on_event: Callable[[str], None] | None = None, name: str = "") -> None:
@@ -85,6 +97,11 @@ class EnsemblePlayer(BasePlayer):
                      f"budget {config.budget.describe()}")
         if self._instances is not None:
             lines.append(f"Cluster: {self.cluster_description}")
+            slack = getattr(self._instances, "slack_ms", None)
+            if slack is not None:
+                lines.append(f"Timed moves: the searches end {slack} ms before the deadline for their answers to "
+                             f"travel back (measured as they come), the selection keeps 10 ms or more; a UCI "
+                             f"go movetime loses {self.movetime_margin_ms} ms first")
             if self.dashboard:
                 lines.append(f"Dashboard: {self.dashboard}")
         return "\n".join(lines)
@@ -161,12 +178,11 @@ class EnsemblePlayer(BasePlayer):
         if limit.equal_time and sl.nodes:
             budget = budget.equal_time(self.config.instances, self.cores)
         root = board.root()
-        decision = self.last_decision = self.choose(root.fen(), [m.uci() for m in board.move_stack], budget)
-        report = [f"{r.label} {r.result.bestmove} {r.result.score_text()} depth {r.result.depth} nodes "
-                  f"{r.result.nodes}" if r.result is not None and r.excluded is None else f"{r.label} excluded: "
-                  f"{r.excluded}" for r in decision.reports]
-        values = " ".join(f"{m}={v:g}" for m, v in decision.values.items())
-        report.append(f"{decision.criterion}: {values or decision.fallback} -> {decision.move}")
+        progress = None if info is None else Progress(len(self.config.instances), info, self._on_event, start)
+        decision = self.last_decision = self.choose(root.fen(), [m.uci() for m in board.move_stack], budget,
+                                                    progress=progress)
+        report = report_lines(decision)
+        warning = minority_warning(decision)
         chosen = next((r.result for r in decision.reports if r.result is not None and r.excluded is None
                        and r.result.bestmove == decision.move), None)
         votes = " ".join(f"{m}:{v}" for m, v in sorted(decision.votes.items(), key=lambda kv: -kv[1]))
@@ -176,15 +192,17 @@ class EnsemblePlayer(BasePlayer):
             info(chosen.summary(nodes, seconds))
         return Played.of(chosen, decision.move, seconds, nodes,
                          f"votes {votes}" if votes else f"fallback: {decision.fallback}", tuple(report),
-                         tuple(decision.format().splitlines()[:-1]))  # its last line, bestmove, is the move
+                         tuple(decision.format().splitlines()[:-1])  # its last line, bestmove, is the move
+                         + ((warning,) if warning else ()))
 
     def stop(self) -> None:
         self.interrupt()
 
-    def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = (), budget: Budget | None = None
-               ) -> Decision:
+    def choose(self, fen: str = chess.STARTING_FEN, moves: Sequence[str] = (), budget: Budget | None = None,
+               progress: ProgressCallback | None = None) -> Decision:
         """The move to play after ``moves`` from ``fen``, within the budget's deadline
-        (``budget``, or the file's)."""
+        (``budget``, or the file's); ``progress`` hears each instance's last completed
+        iteration while they search."""
         self.start()
         budget = budget or self.config.budget
         start = time.perf_counter()
@@ -193,7 +211,7 @@ class EnsemblePlayer(BasePlayer):
             board.push_uci(uci)
         if board.is_game_over(claim_draw=False) or not any(board.legal_moves):
             raise ValueError(f"no legal move in {board.fen()}")
-        reports, ballots, deadline = self.instances.search(board, fen, moves, budget, start)
+        reports, ballots, deadline = self.instances.search(board, fen, moves, budget, start, progress)
         if not ballots:
             return self._fallback(board, fen, moves, reports, start, deadline, budget)
         return self._decide(board, reports, ballots, start)
@@ -237,6 +255,29 @@ class EnsemblePlayer(BasePlayer):
         self._on_event("no instance answered: the coordinator searched alone with the full engine")
         return Decision(result.bestmove, self.config.selection.criterion, board.fen(), tuple(reports), {}, {},
                         None, "no instance answered; full engine searched locally", time.perf_counter() - start)
+
+
+def report_lines(decision: Decision) -> list[str]:
+    """A move's short report (UCI ``info string``): each instance's answer or why it has
+    none, the criterion's values and the move, and a warning when few instances decided it."""
+    lines = [f"{r.label} {r.result.bestmove} {r.result.score_text()} depth {r.result.depth} nodes {r.result.nodes}"
+             if r.result is not None and r.excluded is None else f"{r.label} excluded: {r.excluded}"
+             for r in decision.reports]
+    values = " ".join(f"{m}={v:g}" for m, v in decision.values.items())
+    lines.append(f"{decision.criterion}: {values or decision.fallback} -> {decision.move}")
+    warning = minority_warning(decision)
+    return lines + ([warning] if warning else [])
+
+
+def minority_warning(decision: Decision) -> str | None:
+    """A warning when fewer than half the instances voted on the move (the others were left
+    out: their workers died, they were late or failed): the move is not the ensemble's."""
+    voters = [r for r in decision.reports if r.result is not None and r.excluded is None and r.worker != "coordinator"]
+    total = len([r for r in decision.reports if r.worker != "coordinator"])
+    if 2 * len(voters) >= total:
+        return None
+    left_out = ", ".join(f"{r.label} ({r.excluded})" for r in decision.reports if r.excluded is not None)
+    return f"warning: decided by {len(voters)} of {total} instances; left out: {left_out or 'none'}"
 
 
 def _cores(config: EnsembleConfig) -> int:

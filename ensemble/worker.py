@@ -5,7 +5,8 @@ The coordinator sends these jobs through its runner (``base.dask_runner``) to th
 that holds the instance; the instances live in the runner's state on that worker, which
 stops their searches when the runner or the worker closes.  ``stop_instances`` is sent as
 a runner signal, which runs on the worker's event loop and so reaches a search that is
-busy in the slot's thread.
+busy in the slot's thread.  So does ``instance_progress``: each search keeps its last
+completed iteration where the coordinator can read it while the search goes on.
 """
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from base.errors import ConcilioError
 from base.runner import Resident
 from players.limits import Limit
 from players.position import Position
-from players.result import SearchResult
+from players.result import IterationInfo, SearchResult
 from players.searcher import Searcher
 
 _INSTANCES: Resident[Searcher] = Resident("ensemble.instances")  # stopped and closed with the runner
+_PROGRESS: Resident[IterationInfo] = Resident("ensemble.progress")  # each search's last completed iteration
 
 
 class InstanceMissing(ConcilioError, RuntimeError):
@@ -43,8 +45,12 @@ def _get(key: str):
 
 def search_instance(key: str, fen: str, moves: tuple[str, ...], limits: Limit,
                     margin_probe: bool = False) -> SearchResult:
-    """One search from ``fen`` after ``moves`` (the game's history, so repetitions count)."""
-    return _get(key).search(Position.from_fen(fen, moves), limits, margin_probe=margin_probe)
+    """One search from ``fen`` after ``moves`` (the game's history, so repetitions count),
+    its iterations kept for ``instance_progress`` as they complete."""
+    searcher = _get(key)
+    _PROGRESS.pop(key)  # the last move's iterations say nothing about this one
+    return searcher.search(Position.from_fen(fen, moves), limits, lambda it: _PROGRESS.put(key, it),
+                           margin_probe=margin_probe)
 
 
 async def stop_instances(*keys: str) -> int:
@@ -55,6 +61,12 @@ async def stop_instances(*keys: str) -> int:
     for searcher in searchers:
         searcher.stop()
     return len(searchers)
+
+
+async def instance_progress(*keys: str) -> dict[str, IterationInfo]:
+    """The last completed iteration of whichever of these instances live here and have
+    completed one in their current search (a coroutine, like ``stop_instances``)."""
+    return {key: info for key in keys if (info := _PROGRESS.get(key)) is not None}
 
 
 def new_game_instance(key: str) -> None:

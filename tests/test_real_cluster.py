@@ -114,3 +114,42 @@ def test_with_scheduler_plays_a_shipped_file_unchanged(scheduler):
     with build(spec) as player:
         played = player.play(board, Limit(nodes=2000))
     assert chess.Move.from_uci(played.move) in board.legal_moves, played
+
+
+def test_three_instances_on_two_worker_threads_are_told_so_and_all_vote(scheduler):
+    """3b on the scheduler's two single-threaded workers: a warning up front; on a timed move
+    the two instances that share a thread search one after the other, so none misses the
+    deadline on every move (as one once did)."""
+    said: list[str] = []
+    board = chess.Board()
+    with build(describe("3b").with_scheduler(scheduler), events=said.append) as player:
+        assert any(line.startswith("3 instances on 2 worker thread(s)") for line in said), said
+        voted = []
+        for _ in range(2):
+            played = player.play(board, Limit(movetime=800))
+            assert chess.Move.from_uci(played.move) in board.legal_moves
+            voted.append({r.label for r in player.last_decision.reports if r.excluded is None})
+        places = player.placement
+    shared = {label for label, where in places.items() if list(places.values()).count(where) == 2}
+    assert len(shared) == 2 and any(shared <= v for v in voted), (said, voted)
+
+
+def test_a_scheduler_without_workers_is_waited_for_aloud_then_named(tmp_path, monkeypatch):
+    import base.dask_runner
+    from base.cluster import ClusterError
+    monkeypatch.setattr(base.dask_runner, "START_TIMEOUT_S", 3.0)
+    monkeypatch.setattr(base.dask_runner, "WAITING_SAID_EVERY_S", 1.0)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    lone = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                             address.rsplit(":", 1)[1], "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    said: list[str] = []
+    try:
+        player = build(describe("3b").with_scheduler(address), events=said.append)
+        with pytest.raises(ClusterError, match=f"0 of 1 Dask worker\\(s\\) joined in 3 s; start them with "
+                                               f"`dask worker {address} --nthreads 1`"):
+            player.start()
+    finally:
+        _stop(lone)
+    assert said and said[0] == f"waiting for workers (0/3) on the scheduler {address}", said
+    assert len(said) >= 2

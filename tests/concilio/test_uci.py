@@ -4,6 +4,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 
 import chess
@@ -165,8 +166,9 @@ def test_a_position_that_extends_the_last_one_is_the_right_position():
 
 def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
     """A 100 ms ``go movetime`` is a 90 ms search for a single searcher (the clock's 50 ms
-    overhead once halved it), 100 - Move Overhead once the GUI sets that option, and keeps the
-    coordination overhead for an ensemble; a clock still keeps the clock's overhead back."""
+    overhead once halved it), 100 - Move Overhead once the GUI sets that option, and for an
+    ensemble too, whose coordination comes out of the movetime; a clock still keeps the
+    clock's overhead back."""
     engine = UciEngine(out=io.StringIO())
 
     def go(uci: UciEngine, words: str) -> Limit:
@@ -177,7 +179,7 @@ def test_a_movetime_loses_only_the_reply_latency_unless_move_overhead_is_set():
     engine.cmd_setoption("name Move Overhead value 30".split())
     assert go(engine, "movetime 100").movetime == 70 and engine.player.settings.move_overhead_ms == 30
     ensemble = UciEngine("3b", out=io.StringIO())  # read, built, not started: no workers needed
-    assert go(ensemble, "movetime 1000").movetime == 1000 - COORDINATED_OVERHEAD_MS
+    assert go(ensemble, "movetime 1000").movetime == 1000 - MOVETIME_MARGIN_MS
     assert ensemble.overhead == COORDINATED_OVERHEAD_MS
     ensemble.cmd_setoption("name BudgetMode value equal_total".split())
     assert ensemble.player.settings.budget_mode == "equal_total"
@@ -336,3 +338,57 @@ def test_a_cold_start_answers_at_once_and_keeps_the_compile_out_of_the_first_sea
     assert played.move in chess.Board().legal_moves
     assert "compiling the engine, about a minute, once" in (tmp_path / "stderr").read_text()
     assert played.info["time"] < min(1.0, wall / 4), (played.info, wall)
+
+
+
+def _speaks_while_searching_and_uses_its_movetime(engine: chess.engine.SimpleEngine, instances: int) -> None:
+    """An ensemble as python-chess's ``analysis`` drives it (``go infinite``): an ``info`` with
+    a score and a PV, and an ``info string`` naming the instances behind it, before any
+    ``stop``; ``stop`` then gets the ``bestmove``.  A ``go movetime 1000`` uses most of the
+    second (the coordination once cost a quarter of it): a loose bound."""
+    engine.ping()  # isready: the workers are up
+    board = chess.Board()
+    stopped, strings, scored = [], [], None
+    with engine.analysis(board) as analysis:
+        # Without a word from the engine the loop below would wait for good: stop it late.
+        watchdog = threading.Timer(15, lambda: (stopped.append(True), analysis.stop()))
+        watchdog.start()
+        started = time.perf_counter()
+        for info in analysis:
+            strings += [info["string"]] if "string" in info else []
+            if "score" in info and "pv" in info:
+                scored = time.perf_counter() - started
+                break
+        watchdog.cancel()
+        time.sleep(max(0.0, 1.0 - (time.perf_counter() - started)))
+        analysis.stop()
+        best = analysis.wait()
+    assert not stopped and scored is not None, "no info before stop"
+    assert any(s.startswith("leading ") and f" of {instances} instances: (M" in s for s in strings), strings
+    assert best.move in board.legal_moves
+    started = time.perf_counter()
+    result = engine.play(board, chess.engine.Limit(time=1.0))
+    used = time.perf_counter() - started
+    assert result.move in board.legal_moves
+    assert 0.8 <= used < 2.0, used
+
+
+def test_an_inline_ensemble_speaks_while_it_searches(tmp_path):
+    config = tmp_path / "trio.yaml"
+    config.write_text("name: trio\ninstances: [MBXP, MXKA, MBKR]\nselection: {criterion: majority}\n"
+                      "cluster: {inline: true}\n")
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + [str(config)], timeout=120)
+    try:
+        _speaks_while_searching_and_uses_its_movetime(engine, 3)
+    finally:
+        engine.quit()
+
+
+@pytest.mark.slow
+def test_an_ensemble_on_workers_speaks_while_it_searches_and_uses_its_movetime():
+    """``concilio uci 3b``: its instances on three local Dask workers."""
+    engine = chess.engine.SimpleEngine.popen_uci(UCI + ["3b"], timeout=120)
+    try:
+        _speaks_while_searching_and_uses_its_movetime(engine, 3)
+    finally:
+        engine.quit()

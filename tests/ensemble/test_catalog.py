@@ -1,6 +1,7 @@
 """The catalog: every kind of player from a name and from a file, each playing a legal move
 (python-chess is the judge) through the Player protocol alone; the kind told by ``kind:`` or by
 the folder, never by the keys; an unknown kind named with its file and field."""
+import subprocess
 import sys
 import textwrap
 from dataclasses import replace
@@ -180,3 +181,14 @@ def test_a_match_names_any_player_of_the_catalog(user_configs, tmp_path):
     match.write_text(match.read_text().replace(", {name: nobody, player: nowhere}", ""))
     config = load_match(match)
     assert config.entry("engine").kind == "uci" and config.entry("team").kind == "decomposition"
+
+
+def test_a_scheduler_address_without_a_port_is_one_line_and_exit_2():
+    """``--scheduler 127.0.0.1`` once ended in Dask's traceback (``missing port number``)."""
+    with pytest.raises(ConfigError, match=r"^scheduler '127.0.0.1' is not a Dask scheduler address: give tcp://"):
+        describe("abdada").with_scheduler("127.0.0.1")
+    done = subprocess.run([sys.executable, "-m", "concilio", "play", "3b", "--scheduler", "127.0.0.1"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["concilio play: error: --scheduler '127.0.0.1' is not a Dask scheduler "
+                                        "address: give tcp://host:port, e.g. tcp://10.0.0.5:8786"], done.stderr
