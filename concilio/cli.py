@@ -302,11 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--document", type=Path, help="also put the table between the sweep-table markers of this file")
     q.set_defaults(func=commands.cmd_scaling_report)
 
-    p = command(sub, "uci", "be a UCI engine on stdin/stdout", "concilio uci 3b   (then: uci, isready, "
-                "position startpos, go nodes 20000)")
-    p.add_argument("config", nargs="?", help="a player: an instance mask (MKP), or a name or file of an ensemble, "
-                   "decomposition, cascade or external engine; default: the full engine")
-    p.set_defaults(func=commands.cmd_uci)
+    add_uci(command(sub, "uci", "be a UCI engine on stdin/stdout", "concilio uci 3b   (then: uci, isready, "
+                    "position startpos, go nodes 20000)"))
 
     p = command(sub, "speedup", "parallel search against the sequential one at a fixed depth",
                 "concilio speedup speedup-shared --depth 8 --limit 10")
@@ -338,9 +335,26 @@ def examples(*lines: str) -> str:
     return ("example:\n" if len(lines) == 1 else "examples:\n") + "\n".join(f"  {line}" for line in lines)
 
 
+def add_uci(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", help="a player: an instance mask (MKP), or a name or file of an ensemble, "
+                   "decomposition, cascade or external engine; default: the full engine")
+    p.set_defaults(func=commands.cmd_uci)
+
+
+def uci_parser() -> argparse.ArgumentParser:
+    """``concilio uci`` alone.  A GUI waits ten seconds for ``uciok``, and the whole parser
+    imports the engine's compiled modules for its defaults (the bench's, the fit's): with an
+    empty numba cache, a minute of compiling before the engine could answer."""
+    parser = argparse.ArgumentParser(prog="concilio")
+    parser.set_defaults(verbose=0)
+    add_uci(parser.add_subparsers(dest="command", required=True).add_parser("uci"))
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
+    quick = argv[:1] == ["uci"] and not any(word.startswith("-") for word in argv)  # options: the whole parser's
+    parser = uci_parser() if quick else build_parser()
     args = parser.parse_args(argv)
     set_verbosity(args.verbose)
     try:

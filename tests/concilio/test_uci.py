@@ -307,17 +307,13 @@ def test_uci_is_answered_before_the_engine_is_loaded():
     otherwise (seconds); a GUI gives ``uciok`` ten seconds.  Nothing that does either may run
     before ``uciok``: what ``concilio uci`` imports up to its engine answering ``uci``."""
     probe = ("import io, sys\n"
-             "from concilio.cli import build_parser\n"
-             "build_parser().parse_args(['uci'])\n"
-             "from concilio.uci import UciEngine\n"
-             "out = io.StringIO()\n"
-             "engine = UciEngine(out=out)\n"
-             "loaded = [m for m in ('numba', 'players.searcher', 'ensemble.catalog') if m in sys.modules]\n"
-             "engine.handle('uci')\n"
-             "print(loaded, out.getvalue().split()[-1], flush=True)\n"
-             "import os; os._exit(0)\n")
+             "from concilio import cli, uci\n"
+             "heavy = ('numba', 'players.searcher', 'ensemble.catalog', 'tournaments.training.fit')\n"
+             "uci.UciEngine._start_early = lambda engine: print([m for m in heavy if m in sys.modules])\n"
+             "sys.stdin = io.StringIO('uci\\n')\n"
+             "cli.main(['uci'])\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert done.stdout.split("\n")[0] == "[] uciok", done.stderr[-2000:]
+    assert done.stdout.splitlines()[-2:] == ["uciok", "[]"], done.stdout + done.stderr[-2000:]
 
 
 @pytest.mark.slow
