@@ -68,11 +68,28 @@ def fit_doc() -> str:
     return text.strip()
 
 
+# Defaults the parser shows, kept here rather than imported: the modules that own them load
+# the compiled engine (a minute on an empty numba cache), and every command, ``concilio uci``
+# first (a GUI waits ten seconds for ``uciok``), builds the parser before anything else.
+# tests/concilio/test_cli.py holds each equal to its owner's constant.
+CATEGORIES = "MBXKPAR"  # evaluation.spec.CATEGORIES
+BENCH_DEPTH = 9  # players.bench.BENCH_DEPTH
+FIT_POSITIONS = Path("runs/fit/positions.txt")  # tournaments.training.fit.DEFAULT_POSITIONS
+FIT_RIDGE = 1e-9  # tournaments.training.fit.RIDGE
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose description may be a function, called only when the help is
+    shown (``fit``'s recipe lives in a module that loads the engine)."""
+
+    def format_help(self) -> str:
+        if callable(self.description):
+            self.description = self.description()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from evaluation.spec import CATEGORIES
-    from players.bench import BENCH_DEPTH
-    from tournaments.training.fit import DEFAULT_POSITIONS, RIDGE
-    parser = argparse.ArgumentParser(prog="concilio", description="Knowledge-distribution chess players.",
+    parser = Parser(prog="concilio", description="Knowledge-distribution chess players.",
                                      formatter_class=HelpFormatter, epilog=examples(
                                          "concilio play MKP --movetime 500", "concilio match quick"))
     parser.add_argument("--version", action=VersionAction, help="print the version and the engine's fingerprint")
@@ -202,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command(sub, "fit", "fit the evaluation's term values ('positions' plays and labels them, "
                             "'terms' fits them) or a team's calibration", "concilio fit terms --tables --apply",
-                description=fit_doc())
+                description=fit_doc)
     steps = p.add_subparsers(dest="step", required=True, metavar="STEP")
     q = command(steps, "positions", "play and label the fit's positions (resumes)",
                 "concilio fit positions --games 21000")
@@ -210,13 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--depth", type=int, default=6, help="Stockfish's depth per move and label")
     q.add_argument("--seed", type=int, default=20261123, help="seeds the openings and the random moves")
     q.add_argument("--workers", type=int, default=2, help="Dask workers")
-    q.add_argument("--out", type=Path, default=DEFAULT_POSITIONS, help="the positions file (appended to)")
+    q.add_argument("--out", type=Path, default=FIT_POSITIONS, help="the positions file (appended to)")
     q.set_defaults(func=commands.cmd_fit_positions)
     q = command(steps, "terms", "fit the term values on a positions file", "concilio fit terms --tables --apply")
-    q.add_argument("--positions", type=Path, default=DEFAULT_POSITIONS, help="what fit positions wrote")
+    q.add_argument("--positions", type=Path, default=FIT_POSITIONS, help="what fit positions wrote")
     q.add_argument("--holdout", type=int, default=10, help="hold out every Nth game")
     q.add_argument("--tables", action="store_true", help="fit the piece-square tables too")
-    q.add_argument("--ridge", type=float, default=RIDGE, help="cost of a table value's squared move (per cp²)")
+    q.add_argument("--ridge", type=float, default=FIT_RIDGE, help="cost of a table value's squared move (per cp²)")
     q.add_argument("--apply", action="store_true",
                    help="write the fitted values into evaluation/params.py (and tables.py)")
     q.set_defaults(func=commands.cmd_fit_terms)
@@ -341,21 +358,8 @@ def add_uci(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=commands.cmd_uci)
 
 
-def uci_parser() -> argparse.ArgumentParser:
-    """``concilio uci`` alone.  A GUI waits ten seconds for ``uciok``, and the whole parser
-    imports the engine's compiled modules for its defaults (the bench's, the fit's): with an
-    empty numba cache, a minute of compiling before the engine could answer."""
-    parser = argparse.ArgumentParser(prog="concilio")
-    parser.set_defaults(verbose=0)
-    add_uci(parser.add_subparsers(dest="command", required=True).add_parser("uci"))
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    quick = argv[:1] == ["uci"] and not any(word.startswith("-") for word in argv)  # options: the whole parser's
-    parser = uci_parser() if quick else build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     set_verbosity(args.verbose)
     try:
         if args.command in LONG:

@@ -235,3 +235,18 @@ def test_play_tells_a_mistyped_mask_from_a_missing_config(capsys):
     assert any(line.startswith("  ensembles: ") and " 3b," in line for line in shipped)
     assert "  engines: gnuchess, stockfish" in shipped
     assert any(line.startswith("  decomposition: ") and " abdada," in line for line in shipped)
+
+
+def test_the_parser_shows_its_owners_defaults_without_loading_the_engine():
+    # Every command builds the parser first; importing the defaults' owners loads the compiled
+    # engine (a minute on an empty cache), so the parser keeps copies: they must not drift.
+    probe = ("import sys\nfrom concilio import cli\ncli.build_parser()\n"
+             "print([m for m in ('numba', 'players.searcher', 'tournaments.training.fit') if m in sys.modules])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr[-2000:]
+    from concilio import cli
+    from evaluation.spec import CATEGORIES
+    from players.bench import BENCH_DEPTH
+    from tournaments.training.fit import DEFAULT_POSITIONS, RIDGE
+    assert (cli.CATEGORIES, cli.BENCH_DEPTH, cli.FIT_POSITIONS, cli.FIT_RIDGE) == (CATEGORIES, BENCH_DEPTH,
+                                                                                 DEFAULT_POSITIONS, RIDGE)
