@@ -309,8 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "on a fresh clone (never shortens a local record)")):
         q = command(steps, step, helptext, f"concilio scaling {step} sweep")
         q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
-        q.add_argument("--results", type=Path, default=Path("docs/results/scaling"),
-                       help="the committed folder of compressed games")
+        q.add_argument("--results", type=Path,
+                       help="the committed folder of compressed games (default: the sweep file's archive)")
         q.set_defaults(func=commands.cmd_scaling_carry)
     q = command(steps, "report", "the sweep's table and plot from the games so far (safe while it runs)",
                 "concilio scaling report sweep --output docs/results/scaling --document docs/scaling.md")

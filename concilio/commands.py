@@ -439,8 +439,9 @@ def cmd_scaling_carry(args: argparse.Namespace) -> int:
     from tournaments.scaling.config import load_sweep
     sweep = load_sweep(args.config)
     step = archive if args.step == "archive" else restore
-    copied = step(sweep, args.results)
-    source, target = (sweep.output, args.results) if args.step == "archive" else (args.results, sweep.output)
+    results = args.results or sweep.archive
+    copied = step(sweep, results)
+    source, target = (sweep.output, results) if args.step == "archive" else (results, sweep.output)
     for c in copied:
         print(f"{c.folder}: {c.before} -> {c.games} games" if c.games != c.before
               else f"{c.folder}: summary.md of its {c.games} games")

@@ -11,6 +11,7 @@ full engine at N nodes, at several k::
     adjudication: {draw: {moves: 10, score: 10, after: 80}, resign: {moves: 3, score: 800}}
     concurrency: 2            # games at once (every arm's player runs inside its game)
     output: runs/scaling      # a point's games in OUTPUT/ARM-K/
+    archive: docs/results/scaling   # the committed copy of the games (``concilio scaling archive``)
     arms:
       F: {label: full engine at k × N, player: full, budget: total}
       L: {label: lazy cluster, player: lazy-cluster-in-process, workers: k, budget: per_worker}
@@ -46,7 +47,7 @@ from evaluation.spec import EvalSpecError
 from tournaments.match.config import MatchConfig, load_match
 
 TOP_KEYS = {"name", "description", "ceiling", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
-            "concurrency", "output", "arms"}
+            "concurrency", "output", "archive", "arms"}
 ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from", "variant_of"}
 BUDGETS = ("total", "per_worker")
 DUEL_GAMES = 2000  # the most a duel plays; the SPRT usually stops it long before
@@ -89,6 +90,7 @@ class SweepConfig:
     common: dict  # the match keys every point shares (PER_POINT)
     source: str
     ceiling: str | None = None  # the arm whose gain the others are measured against (perfect parallelism)
+    archive: Path = Path("docs/results/scaling")  # the committed copy of the games, relative to the repository
 
     def arm(self, key: str) -> Arm:
         for a in self.arms:
@@ -203,7 +205,7 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
         src.problem(("ceiling",), f"{ceiling!r} is not one of the arms {', '.join(keys)}")
         return None
     sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
-                        common, given, ceiling)
+                        common, given, ceiling, Path(str(data.get("archive", "docs/results/scaling"))))
     points = sweep.points()
     try:  # the shared match keys are checked once, as the match reader checks them
         if points:
