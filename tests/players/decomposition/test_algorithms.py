@@ -36,10 +36,14 @@ def test_inline_algorithms_reproduce_the_sequential_score(bk, sequential, algori
 
 
 def test_parallel_algorithms_on_dask_reproduce_the_sequential_score(bk, sequential):
+    # The inline test holds every variant to all 24 positions; on Dask, what can differ is the
+    # transport (pickled jobs, answers, shared bounds and tables across processes): a quarter
+    # of the positions exercises it for each variant in a quarter of the time.
     runner = open_runner(2)
     try:
         for algorithm, sharing, options in VARIANTS:
-            assert check(runner, bk, sequential, algorithm, sharing, "dask", options) == [], (algorithm, options)
+            assert check(runner, bk[:6], sequential[:6], algorithm, sharing, "dask", options) == [], (algorithm,
+                                                                                                  options)
     finally:
         runner.close()
 
