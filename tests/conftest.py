@@ -36,3 +36,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_configure(config):
+    """Fill the numba cache once, before the test processes start.  In a fresh checkout it is
+    empty (numba keys its cache by each source file's path and time), and every test process
+    and Dask worker that started meanwhile would compile the engine for itself: a minute each,
+    with two cores shared among them."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller has done it
+        return
+    import players.core.shared_search  # noqa: F401 - compiles when imported (explicit signatures)
+    import players.threads.ybw_search  # noqa: F401
+    from players.bench import run_bench
+    run_bench(depth=3)  # the search and the evaluation, compiled at their first call
