@@ -167,7 +167,7 @@ def test_full_engine_answers_every_short_search_in_time():
 
 @pytest.mark.slow
 def test_full_engine_answers_thousands_of_short_searches_in_time():
-    check(stress([], 3000, seed=2, overhead_s=0.05), margin=0.1)
+    check(stress([], 1500, seed=2, overhead_s=0.05), margin=0.1)
 
 
 @pytest.mark.slow
