@@ -53,6 +53,18 @@ def _pack(fn: Callable, args: tuple) -> bytes:
     return cloudpickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
 
 
+class QuietHeartbeat(logging.Filter):
+    """A worker whose scheduler closed first (a local cluster's shutdown, after a Ctrl-C above
+    all) logs its failed heartbeat as an ERROR with a traceback, into the command's stderr; the
+    runner reports a lost scheduler itself (``SchedulerLost``), so the worker's line says nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "during heartbeat" not in record.getMessage()
+
+
+QUIET_HEARTBEAT = QuietHeartbeat()
+
+
 class StatePlugin(WorkerPlugin):
     """One runner's resident objects in one worker process.  ``setup`` opens the worker's
     end of the slots' direct channels (plain TCP only), and gives the worker's actors a
@@ -74,6 +86,7 @@ class StatePlugin(WorkerPlugin):
         self.__init__(data["name"], data.get("authkey", b""))
 
     def setup(self, worker) -> None:
+        logging.getLogger("distributed.worker").addFilter(QUIET_HEARTBEAT)  # the same filter once, however many runners
         threads = max(1, worker.state.nthreads)
         old = worker.executors.get("actor")
         if getattr(old, "_max_workers", 1) < threads:
