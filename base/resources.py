@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "concilio"
 DATA_PREFIX = "data:"
 CONFIG_PATH_ENV = "CONCILIO_CONFIG_PATH"
-COMPILED_SEARCH = "*/search.*.nbi"  # numba's index of players/core/search.py, in the cache folder's core_<hash>/
+COMPILED_SEARCH = "*/search.*.nbi"  # numba's index of players/core/search.py, in the cache folder's players_core/
 COLD_NOTICE_ENV = "CONCILIO_COMPILE_NOTICE"  # set once the notice is out: worker processes stay quiet
 
 
@@ -98,3 +98,38 @@ def announce_cold_compile(folder: Path) -> None:
     os.environ[COLD_NOTICE_ENV] = "1"
     print(f"concilio: compiling the engine, about a minute, once (numba cache {folder})", file=sys.stderr,
           flush=True)
+
+
+_CODE_ROOT = Path(__file__).resolve().parent.parent  # the folder holding the code packages (a checkout, site-packages)
+
+
+def share_numba_cache() -> None:
+    """Key numba's cache by each file's place among the packages (``players/core``), not by the
+    absolute path of the checkout or environment that holds it.  Numba checks a cached
+    function against its file's content (a hash) anyway; keyed by path, every fresh clone, CI
+    run or new virtual environment compiled the engine again (a minute and a half), beside a
+    cache that held the same code.  Called by the packages with jitted code before their first
+    ``@njit``; a numba whose internals moved keeps its own keys."""
+    try:
+        from numba.core import caching
+        base_locator = caching.UserProvidedCacheLocator
+        locators = caching.CacheImpl._locator_classes
+    except (ImportError, AttributeError):
+        return
+    if any(getattr(k, "concilio", False) for k in locators):
+        return
+
+    class PackageLocator(base_locator):  # type: ignore[misc, valid-type]
+        concilio = True
+
+        @classmethod
+        def get_suitable_cache_subpath(cls, py_file: str) -> str:
+            return "_".join(Path(py_file).resolve().parent.relative_to(_CODE_ROOT).parts)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not Path(py_file).resolve().is_relative_to(_CODE_ROOT):
+                return None  # someone else's jitted code: numba's own keys
+            return super().from_function(py_func, py_file)
+
+    locators.insert(0, PackageLocator)

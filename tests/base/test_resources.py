@@ -64,3 +64,12 @@ def test_a_cold_cache_is_announced_once_on_standard_error(tmp_path, monkeypatch,
     (tmp_path / "core_0123" / "search.negamax-329.py311.nbi").write_bytes(b"")
     announce_cold_compile(tmp_path)
     assert capsys.readouterr().err == ""
+
+
+def test_the_compiled_engine_is_found_by_every_checkout_of_the_same_code():
+    # Keyed by the package's folder, not the checkout's absolute path: a fresh clone, CI or a new
+    # virtual environment loads the code compiled for the same engine (numba checks its content).
+    import players.core.search as search
+    from base.fingerprint import engine_fingerprint
+    path = Path(search.negamax._cache._cache_path)
+    assert (path.parent.name, path.name) == (f"engine-{engine_fingerprint()}", "players_core")
