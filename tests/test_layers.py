@@ -61,10 +61,8 @@ def test_a_module_in_no_layer_is_found(tmp_path):
 # may only shrink: issue 57 removes them, and a cycle that is gone must leave the list (a cycle
 # broken in part is replaced by the smaller one that is left).
 KNOWN_CYCLES = {
-    frozenset({"base.runner", "base.dask_runner"}),
     frozenset({"players.decomposition.algorithms", "players.decomposition.aspiration", "players.decomposition.jobs",
                "players.decomposition.runner", "players.decomposition.ybw"}),
-    frozenset({"players.decomposition.split_clock", "players.decomposition.split_policies"}),
     frozenset({"players.player", "players.decomposition.team", "players.decomposition.player"}),
 }
 

@@ -1,4 +1,4 @@
-"""The direct channels a Dask runner's jobs travel on (base/channel.py), both ends in this
+"""The direct channels a Dask runner's jobs travel on (base/runner/channel.py), both ends in this
 process: answers reach their own jobs in order, a job's error comes back as itself, a broken
 connection fails exactly the jobs that waited on it, and a stranger without the key is
 refused."""
@@ -10,7 +10,7 @@ from multiprocessing.connection import Client
 
 import pytest
 
-from base.channel import Channels, ChannelServer
+from base.runner.channel import Channels, ChannelServer
 
 
 class Job:
@@ -148,7 +148,7 @@ def test_a_channel_sends_at_once_and_notices_a_vanished_host():
     import socket
     import struct
 
-    from base.channel import handshake
+    from base.runner.channel import handshake
     key = b"k" * 32
     listener = socket.create_server(("127.0.0.1", 0))
     accepted = []

@@ -6,6 +6,7 @@ import logging
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -153,7 +154,7 @@ def _gone(pids: list[int], seconds: float = 10) -> bool:
 def test_dask_slots_keep_their_objects_and_the_plugin_teardown_quits_their_engines(fake_engine):
     """A runner on its own cluster: each slot finds what its earlier jobs left on its worker;
     closing the runner closes the workers, whose plugin teardown quits the engines."""
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     runner = DaskRunner.start(2)
     try:
         assert runner.workers == 2 and runner.processes == 2 and runner.local
@@ -172,7 +173,7 @@ def test_dask_slots_keep_their_objects_and_the_plugin_teardown_quits_their_engin
 
 
 def test_without_channels_jobs_travel_as_actor_calls_with_the_same_answers():
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     with DaskRunner.start(2, direct=False) as runner:
         assert runner.direct == []
         assert [runner.submit_to(i, _where).result(timeout=30) for i in range(2)] == [runner.where(0), runner.where(1)]
@@ -185,7 +186,7 @@ def test_a_lent_cluster_outlives_the_runner_but_not_its_engines(fake_engine):
     """Closing a runner on a lent cluster unregisters its plugin: the teardown quits what the
     runner's jobs started, and the workers stay for their owner."""
     from base.cluster import open_cluster
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     with open_cluster(1, dashboard=False) as cluster:
         runner = DaskRunner(cluster)
         pid = runner.submit_to(0, _start_engine, fake_engine).result()
@@ -206,7 +207,7 @@ def _die_once(marker: str, value: int) -> int:
 
 
 def test_a_worker_that_dies_is_named_and_its_job_runs_again(tmp_path, caplog):
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     with DaskRunner.start(2) as runner, caplog.at_level(logging.WARNING, logger="concilio.runner"):
         victim = runner.where(0)
         lost = runner.submit_to(0, _die_once, str(tmp_path / "first"), 0)
@@ -228,8 +229,8 @@ def test_a_worker_that_dies_is_named_and_its_job_runs_again(tmp_path, caplog):
 
 
 def test_nothing_outside_base_submits_to_dask_by_itself():
-    """Every part that runs work on workers goes through the runner (base/runner.py,
-    base/dask_runner.py): no client.submit, client.run, client.map or distributed.as_completed
+    """Every part that runs work on workers goes through the runner (base/runner/): no
+    client.submit, client.run, client.map or distributed.as_completed
     of its own."""
     pattern = re.compile(r"(client|cluster)\.(submit|run|map|gather|scatter|register_plugin)\(|actor=True"
                          r"|from distributed import .*\b(as_completed|wait)\b|distributed\.(as_completed|wait)\(")
@@ -242,11 +243,21 @@ def test_nothing_outside_base_submits_to_dask_by_itself():
     assert offenders == [], "\n".join(offenders)
 
 
-def test_the_runner_module_knows_nothing_of_chess():
-    for name in ("runner.py", "dask_runner.py"):
-        text = (ROOT / "base" / name).read_text()
-        imports = [line for line in text.splitlines() if re.match(r"\s*(from|import) ", line)]
-        assert not [i for i in imports if re.search(r"\b(chess|players|evaluation|ensemble|tournaments)\b", i)], name
+def test_the_runner_package_knows_nothing_of_chess():
+    paths = sorted((ROOT / "base" / "runner").glob("*.py"))
+    assert len(paths) >= 8
+    for path in paths:
+        imports = [line for line in path.read_text().splitlines() if re.match(r"\s*(from|import) ", line)]
+        assert not [i for i in imports if re.search(r"\b(chess|players|evaluation|ensemble|tournaments)\b", i)], path.name
+
+
+def test_the_runner_package_loads_no_dask_and_the_old_dask_path_is_the_module_itself():
+    """``from base.runner import ...`` is cheap (``distributed`` loads with the Dask runner
+    only), and ``base.dask_runner`` is the very module ``base.runner.dask``, so that a setting
+    changed through either name is the runner's."""
+    code = ("import sys, base.runner; assert 'distributed' not in sys.modules; "
+            "import base.dask_runner, base.runner.dask; assert base.dask_runner is base.runner.dask")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 
 
 
@@ -265,7 +276,7 @@ def _nap(value: int) -> int:
 def test_a_scheduler_that_dies_stops_the_run_with_its_finished_work_kept():
     import subprocess
     from base.cluster import open_cluster
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     from base.runner import SchedulerLost
     address = f"tcp://127.0.0.1:{_free_port()}"
     quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
