@@ -1,0 +1,182 @@
+"""The node clock's master side shared by its drivers (``docs/node-clock.md``): the ``Wait`` a
+policy yields, the :class:`Desk` through which it submits, rewindows and aborts jobs, and the
+settings and message counts of the master-worker algorithms on the clock.
+
+Why apart from :mod:`.split_clock`: the policies (:mod:`.split_policies`) need the desk and
+the wait, and the clock needs the policies; with both here neither imports the other.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from players.core.search import INF
+from players.result import IterationInfo
+from players.searcher import mate_in_moves
+
+from .master_worker import Abort, Job, JobResult, Message, Rewindow, RootIteration, SliceReport
+
+MAX_DEPTH = 63
+Answer = JobResult | RootIteration
+
+
+@dataclass(frozen=True)
+class SplitClockConfig:
+    """One master-worker algorithm on the node clock (YAML ``algorithm``, ``workers``,
+    ``score_sharing``, ``null_window``, ``speculative``, ``margin``, ``min_split_depth``,
+    ``slice``, ``latency``)."""
+
+    algorithm: str = "root_split"  # root_split | pv_split | dynamic_split
+    workers: int = 4
+    slice: int = 1000  # nodes a worker searches between two boundaries
+    latency: int = 1  # slices from sending a message to its delivery (>= 1)
+    min_split_depth: int = 5  # shallower iterations are one job; shallower nodes are not split
+    score_sharing: bool = True  # a running job's beta follows the master's alpha (a Rewindow)
+    null_window: bool = True  # younger brothers probed with a null window first (PVS)
+    speculative: bool = False  # root_split: younger brothers do not wait for the eldest ...
+    margin: int = 25  # ... and are probed at the previous score less this
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Yielded by a policy: resume it with the first answer of one of these jobs."""
+
+    jobs: frozenset[int]
+
+
+@dataclass(frozen=True)
+class SplitMessages:
+    """Messages sent during one move, by kind."""
+
+    jobs: int = 0
+    results: int = 0
+    aborts: int = 0
+    windows: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.jobs + self.results + self.aborts + self.windows
+
+
+@dataclass
+class _Counts:
+    jobs: int = 0
+    results: int = 0
+    aborts: int = 0
+    windows: int = 0
+
+
+@dataclass
+class Desk:
+    """The master's side of the clock, as a policy sees it: jobs, windows, aborts, the
+    iterations it completes.  Messages leave at the boundary the policy acts in."""
+
+    k: int
+    max_depth: int
+    start: float
+    counts: _Counts = field(default_factory=_Counts)
+    nodes: int = 0  # every worker's so far (the driver keeps it)
+    finished: bool = False
+    best: tuple[str, int, int, tuple[str, ...]] = ("", 0, 0, ())  # move, score, depth, PV
+    iterations: list[IterationInfo] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.ids = itertools.count()
+        self.queue: list[Job] = []
+        self.running: dict[int, Job] = {}  # worker -> its job
+        self.windows: dict[int, tuple[int, int]] = {}  # job -> its window now (queued or running)
+        self.home: dict[tuple[str, ...], int] = {}  # path -> the worker that searched it last
+        self.outbox: list[tuple[int, Message]] = []
+        self.inbox: list[Answer] = []  # answers not yet taken by the policy, in arrival order
+
+    # --- what a policy calls -------------------------------------------------------------------------
+    def submit(self, path: tuple[str, ...], depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
+               guess: int = 0) -> int:
+        """A job (``path`` empty: the root's iterations ``first`` to ``depth``), queued until a
+        worker is idle; its id."""
+        job = Job(next(self.ids), tuple(path), depth, alpha, beta, first, guess)
+        self.queue.append(job)
+        self.windows[job.id] = (alpha, beta)
+        return job.id
+
+    def window(self, job: int) -> tuple[int, int] | None:
+        """A job's window now; None once its answer has reached the master (or it was aborted)."""
+        return self.windows.get(job)
+
+    def rewindow(self, job: int, alpha: int, beta: int) -> None:
+        """A new window for a job: queued, it leaves with it; running, a message."""
+        if self.windows.get(job) in (None, (alpha, beta)):
+            return  # answered (or aborted) already, or no change
+        self.windows[job] = (alpha, beta)
+        for i, queued in enumerate(self.queue):
+            if queued.id == job:
+                self.queue[i] = Job(job, queued.path, queued.depth, alpha, beta, queued.first, queued.guess)
+                return
+        for w, running in self.running.items():
+            if running.id == job:
+                self.counts.windows += 1
+                self.outbox.append((w, Rewindow(job, alpha, beta)))
+                return
+
+    def abort(self, job: int) -> None:
+        """Drop a job: queued, silently; running, a message (its worker is idle from now)."""
+        self.windows.pop(job, None)
+        self.queue = [j for j in self.queue if j.id != job]
+        for w, running in list(self.running.items()):
+            if running.id == job:
+                del self.running[w]
+                self.counts.aborts += 1
+                self.outbox.append((w, Abort(job)))
+        self.inbox = [a for a in self.inbox if a.job != job]
+
+    def idle(self) -> int:
+        """Workers with nothing to do once the queue is handed out."""
+        return self.k - len(self.running) - len(self.queue)
+
+    def record(self, depth: int, score: int, line: tuple[str, ...]) -> None:
+        """Iteration ``depth`` is complete: its answer is the move's now."""
+        self.best = (line[0], int(score), depth, line)
+        mate = mate_in_moves(int(score))
+        self.iterations.append(IterationInfo(depth, None, int(score), mate, self.nodes,
+                                             time.perf_counter() - self.start, line))
+        if depth >= self.max_depth or (mate is not None and depth >= 2 * abs(mate) + 1):
+            self.finished = True
+
+    # --- what the driver calls -----------------------------------------------------------------------
+    def receive(self, report: SliceReport) -> None:
+        """A worker's answer reached the master (an aborted job's is dropped)."""
+        for it in report.iterations:
+            if it.job in self.windows:
+                self.inbox.append(it)
+                running = self.running.get(report.worker)
+                if running is not None and running.id == it.job and it.depth >= running.depth:
+                    del self.running[report.worker]
+                    self.windows.pop(it.job, None)
+        r = report.result
+        if r is not None and r.job in self.windows:
+            running = self.running.get(report.worker)
+            if running is not None and running.id == r.job:
+                del self.running[report.worker]
+            self.windows.pop(r.job, None)
+            self.inbox.append(r)
+
+    def take(self, wait: Wait) -> Answer | None:
+        """The first answer the policy waits for, if it has arrived."""
+        for i, a in enumerate(self.inbox):
+            if a.job in wait.jobs:
+                return self.inbox.pop(i)
+        return None
+
+    def dispatch(self) -> None:
+        """The queue's jobs to the idle workers, first come first served (a path to its home)."""
+        idle = [w for w in range(self.k) if w not in self.running]
+        while self.queue and idle:
+            job = self.queue.pop(0)
+            home = self.home.get(job.path)
+            w = home if home in idle else idle[0]
+            idle.remove(w)
+            self.running[w] = job
+            self.home[job.path] = w
+            self.counts.jobs += 1
+            self.outbox.append((w, job))
