@@ -11,8 +11,10 @@ dies or hangs on bad input.
 
 ``uci`` is answered before the compiled search is loaded: with an empty numba cache that is
 a minute of compiling, and GUIs wait ten seconds for ``uciok`` but as long as it takes for
-``readyok``.  An instance starts in the background from ``uciok`` on; ``isready``, ``go``
-and ``setoption`` wait for it, so no search's clock counts the compile.
+``readyok``.  So the options come from the player's file (``ensemble.catalog.settings``), and
+the player is built in the background from ``uciok`` on (an instance is started too: its
+start is the compile); ``isready``, ``go`` and ``setoption`` wait for it, so no search's
+clock counts the compile.
 
 Every ``go`` gets exactly one ``bestmove``.  Whether one is owed is state that changes
 under the output lock together with the writing of that ``bestmove`` line: the search
@@ -28,10 +30,10 @@ from typing import Callable, TextIO
 
 import chess
 
-from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
+from ensemble.catalog import build, describe, settings
 from players.clock import movetime_margin
 from players.limits import GO_NUMBERS, Limit, parse_go
-from players.player import BUDGET_MODES, InstancePlayer, Player
+from players.player import BUDGET_MODES, Player, Settings
 
 ENGINE_NAME = "Concilio"
 MAX_MULTIPV = 500
@@ -51,45 +53,65 @@ class UciEngine:
         self._searches = 0
         self._stop_requested = threading.Event()
         self._info_sent = False
-        # The target is read now (a bad file is an error at start-up, exit 2); the player is
-        # built (no worker, no table yet) and started at the first ``isready`` or ``go``, an
-        # instance in the background from ``uciok`` on (``_start_early``).
-        self.player: Player = instance_player(target) or self._catalog_player(target)
-        self.name = f"{ENGINE_NAME} {self.player.name}"
+        # The target is read now (a bad file is an error at start-up, exit 2), without the
+        # engine; the player is built in the background from ``uciok`` on (``_start_early``).
+        self.spec = describe(target)
+        self.name = f"{ENGINE_NAME} {self.spec.name}"
+        self._first_settings: Settings = settings(self.spec)  # the options ``uci`` lists
+        self._player: Player | None = None
+        self._build_error: Exception | None = None
         self._starting: threading.Thread | None = None
 
     # --- set-up ---------------------------------------------------------------------------------
-    def _catalog_player(self, target: str | None) -> Player:
-        from ensemble.catalog import build, describe  # compiles the engine when the cache is cold
-        return build(describe(target), events=lambda m: self.send(f"info string {m}"))
-
     def _start_early(self) -> None:
-        """Start an instance in the background: cold, that is the engine's compile (a minute),
-        which then overlaps the GUI's own set-up.  Its settings apply at once whenever they
-        come, so starting it before them loses nothing; an ensemble's workers wait for them."""
-        if self._starting is None and isinstance(self.player, InstancePlayer):
-            self._starting = threading.Thread(target=self._start_quietly, name="start", daemon=True)
+        """Build the player in the background (cold, its import is the engine's compile, a
+        minute, which then overlaps the GUI's own set-up), and start it if it is an instance:
+        its settings apply at once whenever they come, so starting it before them loses
+        nothing; an ensemble's or decomposition's workers wait for them."""
+        if self._starting is None and self._player is None:
+            self._starting = threading.Thread(target=self._build_quietly, name="start", daemon=True)
             self._starting.start()
 
-    def _start_quietly(self) -> None:
+    def _build_quietly(self) -> None:
         try:
-            self.player.start()
-        except Exception:  # noqa: BLE001 - the next isready or go starts it again and reports the error
-            pass
+            self._player = build(self.spec, events=lambda m: self.send(f"info string {m}"))
+        except Exception as exc:  # noqa: BLE001 - reported by the isready or go that needs the player
+            self._build_error = exc
+            return
+        if self.spec.kind == "instance":
+            try:
+                self._player.start()
+            except Exception:  # noqa: BLE001 - the next isready or go starts it again and reports the error
+                pass
 
-    def _settled(self) -> Player:
-        """The player once a start under way is over: nothing may change it meanwhile."""
+    @property
+    def player(self) -> Player:
+        """The player, built (the build under way waited for)."""
+        self._settled()
+        if self._player is None:
+            if self._build_error is not None:
+                raise self._build_error
+            self._player = build(self.spec, events=lambda m: self.send(f"info string {m}"))
+        return self._player
+
+    def _settled(self) -> Player | None:
+        """The player once a build or start under way is over: nothing may change it meanwhile."""
         if self._starting is not None:
             self._starting.join()
-        return self.player
+        return self._player
+
+    @property
+    def settings(self) -> Settings:
+        """The player's settings: from its file until it is built."""
+        return self._player.settings if self._player is not None else self._first_settings
 
     def _ensure_player(self) -> Player:
-        return self._settled().start()
+        return self.player.start()
 
     @property
     def overhead(self) -> int:
         """What a clock allocation keeps back: the player's setting (the GUI's, or its default)."""
-        return self.player.settings.move_overhead_ms
+        return self.settings.move_overhead_ms
 
     @property
     def movetime_margin(self) -> int:
@@ -134,11 +156,11 @@ class UciEngine:
         self.send("id author the Concilio developers")
         self.send("option name Hash type spin default 16 min 1 max 4096")
         self.send(f"option name Move Overhead type spin default {self.overhead} min 0 max 5000")
-        mode = self.player.settings.budget_mode
+        mode = self.settings.budget_mode
         if mode is not None:
             self.send(f"option name BudgetMode type combo default {mode} "
                       + " ".join(f"var {m}" for m in BUDGET_MODES))
-        if self.player.settings.multipv is not None:
+        if self.settings.multipv is not None:
             self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}")
         self.send("uciok")
         self._start_early()
@@ -160,7 +182,6 @@ class UciEngine:
             return
         name, _, value = text[5:].partition(" value ")
         name, value = name.strip(), value.strip()
-        self._settled()
         if name.lower() == "hash":
             size = self._ranged(value, 1, 4096, "Hash must be 1-4096 MB")
             if size is None:
@@ -348,19 +369,8 @@ class UciEngine:
     def close(self) -> None:
         if self._starting is not None and self._starting.is_alive():
             return  # quit during the compile: nothing to close yet, and the start ends with the process
-        self.player.close()
-
-
-def instance_player(target: str | None) -> InstancePlayer | None:
-    """The full engine (no target) or an instance (a mask), as ``ensemble.catalog`` builds them
-    but without importing it: its import compiles the engine (cold, a minute), and a GUI waits
-    for ``uciok`` ten seconds.  None for any other target (a file)."""
-    text = (target or "").strip()
-    try:
-        spec = EvalSpec.parse(text) if text else FULL_ENGINE
-    except EvalSpecError:
-        return None
-    return InstancePlayer(spec)
+        if self._player is not None:
+            self._player.close()
 
 
 def _int(text: str) -> int | None:

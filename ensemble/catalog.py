@@ -1,96 +1,50 @@
 """The catalog: every kind of player, from a name or a file, as one plain description
 (:class:`PlayerSpec`) and one way to build it (:func:`build`).
 
-Kinds: ``instance`` (the searcher with a subset of the categories: a mask such as ``MKP``
-or ``76``; no name at all is the full engine), ``ensemble``, ``decomposition``,
-``cascade``, and external engines over ``uci`` or ``xboard``.  :func:`describe` reads a
-name the way every command does: a mask is an instance; anything else is a config found
-as ``base.config.find_config`` finds it (a path, the current directory, the user's
-folders, the shipped ``configs/``), and its kind is what the file says (``kind:``), else
-the ``configs/`` folder it sits in (``ensembles/``, ``decomposition/``, ``cascade/``,
-``engines/``), else an ensemble, the player file ``concilio play`` and ``uci`` always read.
-Nothing is guessed from the keys a file happens to have.
+Kinds (``ensemble.kinds``): ``instance`` (the searcher with a subset of the categories: a
+mask such as ``MKP`` or ``76``; no name at all is the full engine), ``ensemble``,
+``decomposition``, ``cascade``, and external engines over ``uci`` or ``xboard``.
+:func:`describe` reads a name the way every command does: a mask is an instance; anything
+else is a config found as ``base.config.find_config`` finds it (a path, the current
+directory, the user's folders, the shipped ``configs/``), and its kind is what the file says
+(``kind:``), else the ``configs/`` folder it sits in (``ensembles/``, ``decomposition/``,
+``cascade/``, ``engines/``), else an ensemble, the player file ``concilio play`` and ``uci``
+always read.  Nothing is guessed from the keys a file happens to have.
 
 A spec is plain data (it travels to a match's Dask workers) and is checked when it is made:
-a bad file is an error before any worker starts.  ``build`` makes the player, not started;
-UCI, ``concilio play``, matches and the Python API then use only the
-:class:`players.player.Player` protocol.  This module sits with the ensembles because it
-builds players made of players; the players' layer below cannot name them.
+a bad file is an error before any worker starts.  Describing and loading never load the
+compiled engine; ``build`` makes the player, not started.  UCI, ``concilio play``, matches
+and the Python API then use only the :class:`players.player.Player` protocol.  This module
+sits with the ensembles because it builds players made of players; the players' layer below
+cannot name them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from base.config import (ConfigError, ConfigNotFound, YamlSource, as_mapping, check_keys, find_config, get_number,
-                         load_checked, load_yaml)
-from ensemble.cascade.config import CascadeConfig, load_cascade
-from ensemble.cascade.player import CascadePlayer
-from ensemble.config import SCHEDULER_ADDRESS, EnsembleConfig, load_ensemble
-from ensemble.player import EnsemblePlayer
+from base.config import (ConfigError, ConfigNotFound, YamlSource, as_mapping, check_keys, find_config, get_int,
+                         get_number, load_checked, load_yaml)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
-from players.decomposition.config import DecompositionConfig, load_decomposition
-from players.decomposition.player import DecompositionPlayer
-from players.external import ExternalPlayer
 from players.limits import Limit
-from players.player import InstancePlayer, Player, instance_name
+from players.player import Player, Settings, instance_name
 
-KINDS = ("instance", "ensemble", "decomposition", "cascade", "uci", "xboard")
-FOLDERS = {"ensembles": "ensemble", "decomposition": "decomposition", "cascade": "cascade", "engines": "uci"}
+from ensemble.kinds import (DEFAULT_MOVETIME_MS, ENTRY_KEYS, KINDS, Config, Entry, PlayerSpec, distributed,
+                            engine_command)
+from ensemble.selection import SelectionError
+
+__all__ = ["DEFAULT_MOVETIME_MS", "KINDS", "PlayerSpec", "build", "default_limit", "describe", "entry", "file_kind",
+           "in_process", "load", "settings"]
+
+FOLDERS = {kind.folder: name for name, kind in KINDS.items() if kind.folder}
 # Keys only another kind's file has: an ensemble file outside configs/ holding one is named with it.
 KIND_HINTS = {"algorithm": ("a decomposition", "decomposition"), "command": ("an external engine", "uci"),
               "decomposition": ("a cascade", "cascade")}
-CONFIG_KINDS = ("ensembles", "decomposition", "cascade", "engines")  # where a player's name is looked up
+CONFIG_KINDS = tuple(FOLDERS)  # where a player's name is looked up
 INSTANCE_KEYS = {"kind", "name", "description", "mask", "weights"}
 ENGINE_KEYS = {"kind", "name", "description", "command", "options", "timeout"}
-DEFAULT_MOVETIME_MS = 1000  # a move's limit where nothing sets one: an ensemble file's default budget too
-
-Config = EvalSpec | EnsembleConfig | DecompositionConfig | CascadeConfig | None
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """A player as plain data: what :func:`build` makes.  ``config`` is an instance's mask,
-    or the file (path or name) of an ensemble, decomposition or cascade; the other fields
-    adjust what the file says, each for the kinds named."""
-
-    kind: str
-    name: str
-    config: str | None = None
-    weights: Any = None  # instance: by letter ({B: 2}) or seven numbers
-    selection: Mapping[str, Any] = field(default_factory=dict)  # ensemble: criterion (and parameters) for the file's
-    command: tuple[str, ...] = ()  # uci, xboard: the engine's command line
-    options: Mapping[str, Any] = field(default_factory=dict)  # uci, xboard: engine options
-    timeout: float = 10.0  # uci, xboard: seconds an engine may exceed its move's budget before forfeiting
-    inline: bool | None = None  # ensemble: instances in this process (True), on Dask workers (False); None: the file's
-    workers: int | None = None  # ensemble, decomposition: the local cluster's size instead of the file's
-    scheduler: str | None = None  # ensemble, decomposition: a running Dask scheduler (tcp://host:port)
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ConfigError([f"player {self.name}: unknown kind {self.kind!r}; known: {', '.join(KINDS)}"])
-
-    def with_criterion(self, criterion: str) -> PlayerSpec:
-        """This ensemble with another selection criterion (its default parameters)."""
-        if self.kind != "ensemble":
-            raise ConfigError([f"{self.name}: a selection criterion is an ensemble's; "
-                               f"this player's kind is {self.kind}"])
-        spec = replace(self, selection={"criterion": criterion})
-        load(spec)  # an unknown criterion is named now
-        return spec
-
-    def with_scheduler(self, address: str, given_as: str = "scheduler") -> PlayerSpec:
-        """This ensemble or decomposition on the Dask cluster at ``address`` (``tcp://host:port``;
-        anything else is a ``ConfigError`` naming ``given_as``, the option or field it came from)."""
-        if not SCHEDULER_ADDRESS.match(address):
-            raise ConfigError([f"{given_as} {address!r} is not a Dask scheduler address: give tcp://host:port, "
-                               f"e.g. tcp://10.0.0.5:8786"])
-        if self.kind not in ("ensemble", "decomposition"):
-            raise ConfigError([f"{self.name}: only ensembles and decomposition players run on a Dask scheduler; "
-                               f"this player's kind is {self.kind}"])
-        return replace(self, scheduler=address, workers=None, inline=False if self.kind == "ensemble" else None)
+ENTRY_COMMON_KEYS = {"name", "weights", "selection", "options", "timeout", "distributed", "workers", "time_control"}
 
 
 def describe(target: str | Path | None = None, *, name: str | None = None) -> PlayerSpec:
@@ -99,8 +53,7 @@ def describe(target: str | Path | None = None, *, name: str | None = None) -> Pl
     file, line and field; a bad mask ``EvalSpecError``."""
     text = "" if target is None else str(target).strip()
     if not text:
-        spec = EvalSpec()
-        return PlayerSpec("instance", name or instance_name(spec), CATEGORIES)
+        return PlayerSpec("instance", name or instance_name(EvalSpec()), CATEGORIES)
     try:
         spec = EvalSpec.parse(text)
     except EvalSpecError as exc:
@@ -118,7 +71,7 @@ def describe(target: str | Path | None = None, *, name: str | None = None) -> Pl
         return _player_file(path, kind, name)
     spec = PlayerSpec(kind, name or "", str(path))
     config = load(spec)
-    return replace(spec, name=name or _default_name(kind, config))
+    return replace(spec, name=name or KINDS[kind].default_name(config))
 
 
 def file_kind(path: Path) -> str:
@@ -145,79 +98,79 @@ def file_kind(path: Path) -> str:
 def load(spec: PlayerSpec) -> Config:
     """What the spec's file holds, with the spec's adjustments (None for an external engine):
     every problem raised as ``ConfigError`` (a bad mask as ``EvalSpecError``)."""
-    if spec.kind == "instance":
-        return EvalSpec.parse(spec.config or CATEGORIES, spec.weights)
-    if spec.kind == "ensemble":
-        return _ensemble(spec)
-    if spec.kind == "decomposition":
-        config = load_decomposition(spec.config)
-        if spec.workers:
-            config = config.with_workers(spec.workers)
-        if spec.scheduler:
-            config = replace(config, scheduler=spec.scheduler)
-        return config
-    if spec.kind == "cascade":
-        return load_cascade(spec.config)
-    return None
+    return spec.of_kind.load(spec)
 
 
 def build(spec: PlayerSpec, events: Callable[[str], None] | None = None) -> Player:
     """The player, not started (``start`` it, or use it as a context manager).  ``events``
     hears what happens outside a move (an ensemble's instance lost and rebuilt)."""
-    config = load(spec)
-    if spec.kind == "instance":
-        assert isinstance(config, EvalSpec)
-        return InstancePlayer(config, spec.name)
-    if spec.kind == "ensemble":
-        assert isinstance(config, EnsembleConfig)
-        return EnsemblePlayer(config, on_event=events, name=spec.name)
-    if spec.kind == "decomposition":
-        assert isinstance(config, DecompositionConfig)
-        return DecompositionPlayer(config, name=spec.name)
-    if spec.kind == "cascade":
-        assert isinstance(config, CascadeConfig)
-        return CascadePlayer(config, name=spec.name)
-    return ExternalPlayer(spec.name, spec.command, dict(spec.options), spec.kind, spec.timeout)
+    return spec.of_kind.build(spec, load(spec), events)
+
+
+def settings(spec: PlayerSpec) -> Settings:
+    """The player's settings before it is built: what UCI lists as its options while the
+    engine loads."""
+    return spec.of_kind.settings(spec, load(spec))
 
 
 def default_limit(spec: PlayerSpec) -> Limit:
     """A move's limit where the caller sets none: an ensemble's (and a cascade's) file budget,
     else ``DEFAULT_MOVETIME_MS``."""
-    config = load(spec)
-    if isinstance(config, EnsembleConfig):
-        return config.budget.limit
-    if isinstance(config, CascadeConfig):
-        return config.ensemble.budget.limit
-    return Limit(movetime=DEFAULT_MOVETIME_MS)
+    return spec.of_kind.default_limit(load(spec))
+
+
+def in_process(spec: PlayerSpec) -> bool:
+    """Whether the player runs inside its game's process (no cluster of its own): a match
+    runs such games in parallel."""
+    return spec.of_kind.in_process(load(spec))
+
+
+def entry(src: YamlSource, data: dict, path: tuple, timeout: float = 10.0) -> PlayerSpec | None:
+    """A match file's player entry (``{name: lc8, decomposition: lazy-cluster, workers: 8}``)
+    as the catalog's spec, checked the way the catalog checks a player (its file loaded); None
+    after naming every problem in ``src``."""
+    check_keys(src, data, path, ENTRY_COMMON_KEYS | set(ENTRY_KEYS))
+    keys = [k for k in ENTRY_KEYS if k in data]
+    if len(keys) != 1:
+        src.problem(path, f"give exactly one of {', '.join(ENTRY_KEYS)}")
+        return None
+    key = keys[0]
+    name = str(data.get("name", data[key] if key in ("instance", "ensemble", "decomposition", "cascade", "player")
+                        else key))
+    workers = get_int(src, data, path + ("workers",), None, 1, 512)
+    given = Entry(src, data, path, name, workers, timeout)
+    if key == "player":
+        spec = _named_entry(given)
+    else:
+        spec = KINDS["instance" if key == "full" else key].from_entry(given)
+    if spec is None or spec.kind in ("instance", "uci", "xboard"):
+        return spec
+    try:
+        load(spec)
+    except (ConfigError, SelectionError) as exc:
+        src.problem(path + (key,), "; ".join(getattr(exc, "problems", [str(exc)])))
+        return None
+    return spec
 
 
 # --- internals --------------------------------------------------------------------------------
 
-def _ensemble(spec: PlayerSpec) -> EnsembleConfig:
-    config = load_ensemble(spec.config)
-    if spec.selection:
-        params = dict(spec.selection)
-        criterion = params.pop("criterion", config.selection.criterion)
-        config = config.with_selection(str(criterion), **params)  # SelectionError names a bad one
-    cluster = config.cluster
-    if spec.workers:
-        cluster = replace(cluster, workers=spec.workers, dashboard=False)
-    if spec.scheduler:
-        cluster = replace(cluster, scheduler=spec.scheduler, workers=None)
-    if spec.inline is not None:
-        cluster = replace(cluster, inline=spec.inline)
-    return replace(config, cluster=cluster)
-
-
-def _default_name(kind: str, config: Config) -> str:
-    """How UCI's ``id name`` and ``concilio play`` name a player the file does not name."""
-    if isinstance(config, EnsembleConfig):
-        return f"ensemble {config.name} {config.notation}"
-    if isinstance(config, DecompositionConfig):
-        return f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)"
-    if isinstance(config, CascadeConfig):
-        return f"cascade {config.name}"
-    return kind
+def _named_entry(given: Entry) -> PlayerSpec | None:
+    """``player: NAME``: any player the catalog knows, with the entry's workers."""
+    try:
+        spec = describe(str(given.value), name=given.name)
+    except (ConfigError, EvalSpecError) as exc:
+        given.problem("; ".join(getattr(exc, "problems", [str(exc)])))
+        return None
+    if spec.kind == "ensemble":  # in a match, an ensemble's instances search in its game's process
+        spec = replace(spec, inline=not distributed(given))
+    if given.workers is None:
+        return spec
+    if not spec.of_kind.has_workers:
+        given.problem(f"{spec.name} is an {spec.kind}: only ensembles and decomposition players have workers",
+                      "workers")
+        return None
+    return replace(spec, workers=given.workers)
 
 
 def _looks_like_mask(text: str) -> bool:
@@ -253,14 +206,12 @@ def _player_file(path: Path, kind: str, name: str | None) -> PlayerSpec:
             own_name = f"instance {data['name']} ({spec.letters})" if "name" in data else instance_name(spec)
             return PlayerSpec("instance", name or own_name, str(data.get("mask", CATEGORIES)), data.get("weights"))
         check_keys(src, data, (), ENGINE_KEYS)
-        command = data.get("command")
-        if isinstance(command, str):
-            command = command.split()
-        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        command = engine_command(data.get("command"))
+        if command is None:
             src.problem(("command",), "expected the engine's command line, e.g. [gnuchess, --uci]")
             return None
         options = as_mapping(src, data.get("options"), ("options",)) or {}
         timeout = get_number(src, data, ("timeout",), 10.0, low=0.1)
-        return PlayerSpec(kind, name or str(data.get("name", path.stem)), None, command=tuple(command),
+        return PlayerSpec(kind, name or str(data.get("name", path.stem)), None, command=command,
                           options=dict(options), timeout=timeout)
     return load_checked(path, None, "engines", parse)

@@ -29,9 +29,8 @@ from typing import Any
 
 from base.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
-from players.decomposition.team import TeamSearcher
 from players.limits import Limit
-from players.searcher import Searcher
+from players.player import COORDINATED_OVERHEAD_MS, Settings
 from players.speed import equal_time
 
 from ensemble.calibration import load_calibration
@@ -86,6 +85,10 @@ class InstanceConfig:
     threads: int = 1  # more than 1: the instance is itself a parallel search (ABDADA on its worker's threads)
 
     def make_searcher(self):
+        # Imported here: a config is parsed wherever a player is named (a GUI waits for
+        # ``uciok``), and the searchers load the compiled engine (cold, a minute).
+        from players.decomposition.team import TeamSearcher
+        from players.searcher import Searcher
         o = self.search
         if self.threads > 1:
             return TeamSearcher(self.spec, self.threads, self.hash_mb, null_move=o.null_move, lmr=o.lmr,
@@ -180,6 +183,21 @@ class EnsembleConfig:
     @property
     def needs_margin(self) -> bool:
         return SELECTION_CRITERIA[self.selection.criterion].needs_margin
+
+    @property
+    def cores(self) -> int:
+        """The cores this ensemble is entitled to in equal-time comparisons: one per search
+        thread of each worker (a worker per instance unless the file says otherwise), also
+        when run inline."""
+        threads = [i.threads for i in self.instances] or [1]
+        if self.cluster.workers is None:
+            return sum(threads)
+        return self.cluster.workers * max(threads)
+
+    def player_settings(self) -> Settings:
+        """The player's settings as this file makes them (UCI lists them before it builds one)."""
+        return Settings(self.instances[0].hash_mb if self.instances else 16, self.cores, COORDINATED_OVERHEAD_MS,
+                        self.budget.mode)
 
     def with_budget(self, budget: Budget) -> EnsembleConfig:
         return replace(self, budget=budget)

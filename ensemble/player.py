@@ -26,7 +26,7 @@ import chess
 from base.cluster import Cluster
 from players.clock import MOVETIME_MARGIN_MS
 from players.limits import Limit, LimitLike, as_limit
-from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
+from players.player import BasePlayer, InfoCallback, Played, Settings
 from players.searcher import Searcher
 
 from ensemble.config import Budget, EnsembleConfig
@@ -52,8 +52,7 @@ class EnsemblePlayer(BasePlayer):
     def __init__(self, config: EnsembleConfig, cluster: Cluster | None = None,
                  on_event: Callable[[str], None] | None = None, name: str = "") -> None:
         super().__init__(name or f"ensemble {config.name} {config.notation}",
-                         Settings(config.instances[0].hash_mb if config.instances else 16, _cores(config),
-                                  COORDINATED_OVERHEAD_MS, config.budget.mode))
+                         config.player_settings())
         self.config = config
         self.last_decision: Decision | None = None  # the last move's votes and values, for a full report
         self._on_event = on_event or (lambda message: log.info(message))
@@ -141,8 +140,8 @@ class EnsemblePlayer(BasePlayer):
 
     @property
     def cores(self) -> int:
-        """The cores this ensemble is entitled to in equal-time comparisons (see :func:`_cores`)."""
-        return _cores(self.config)
+        """The cores this ensemble is entitled to in equal-time comparisons (``EnsembleConfig.cores``)."""
+        return self.config.cores
 
     def workers(self) -> list[str]:
         """The addresses of the cluster's workers alive now (none inline)."""
@@ -278,12 +277,3 @@ def minority_warning(decision: Decision) -> str | None:
         return None
     left_out = ", ".join(f"{r.label} ({r.excluded})" for r in decision.reports if r.excluded is not None)
     return f"warning: decided by {len(voters)} of {total} instances; left out: {left_out or 'none'}"
-
-
-def _cores(config: EnsembleConfig) -> int:
-    """The cores an ensemble is entitled to in equal-time comparisons: one per search thread
-    of each worker (a worker per instance unless the file says otherwise), also when run inline."""
-    threads = [i.threads for i in config.instances] or [1]
-    if config.cluster.workers is None:
-        return sum(threads)
-    return config.cluster.workers * max(threads)

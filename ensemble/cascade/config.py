@@ -23,6 +23,7 @@ from base.config import (ConfigError, YamlSource, check_keys, check_kind, get_bo
                          load_checked)
 from ensemble.config import EnsembleConfig, load_ensemble
 from players.decomposition.config import DecompositionConfig, load_decomposition
+from players.player import Settings
 
 TOP_KEYS = {"kind", "name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous",
             "in_process"}
@@ -38,6 +39,11 @@ class CascadeConfig:
     max_candidates: int = 0
     unanimous: str = "widen"
     source: str = ""
+
+    def player_settings(self) -> Settings:
+        """The player's settings: the decomposition's (its phase 2 is the longer search), with
+        the ensemble's budget mode (UCI lists them before it builds the player)."""
+        return replace(self.decomposition.player_settings(), budget_mode=self.ensemble.budget.mode)
 
 
 def load_cascade(path: str | Path | None = None, text: str | None = None) -> CascadeConfig:

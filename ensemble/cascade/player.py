@@ -19,7 +19,7 @@ from ensemble.config import Budget
 from ensemble.player import EnsemblePlayer
 from players.decomposition.player import DecompositionPlayer
 from players.limits import Limit, LimitLike, as_limit
-from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
+from players.player import BasePlayer, InfoCallback, Played, Settings
 from players.speed import equal_time
 from ensemble.cascade.config import CascadeConfig
 
@@ -37,7 +37,7 @@ class CascadePlayer(BasePlayer):
         super().__init__(name or (f"cascade {config.name} ({config.ensemble.notation} "
                                   f"{config.ensemble.selection.criterion} -> {d.algorithm} x{d.workers}, "
                                   f"share {config.share:g})"),
-                         Settings(d.search.hash_mb, d.workers, COORDINATED_OVERHEAD_MS, config.ensemble.budget.mode))
+                         config.player_settings())
         self.config = config
         self.ensemble = EnsemblePlayer(config.ensemble)
         self.decomposition = DecompositionPlayer(config.decomposition)

@@ -57,6 +57,7 @@ from typing import Any
 from base.config import (ConfigError, Located, YamlSource, as_mapping, check_keys, check_kind, get_bool, get_int,
                          load_checked)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
+from players.player import COORDINATED_OVERHEAD_MS, Settings
 from .algorithms import ALGORITHMS, MASTER_TREES
 from .jobs import SearcherConfig
 from .lockstep import LockstepConfig
@@ -108,6 +109,11 @@ class DecompositionConfig:
         policy = None if self.root_policy is None else replace(self.root_policy, workers=workers)
         return replace(self, workers=workers, lockstep=lockstep, master_tree=tree, split_clock=split,
                        root_policy=policy)
+
+    def player_settings(self) -> Settings:
+        """The player's settings as this file makes them: its table size, one core a worker, a
+        coordinator's overhead (UCI lists them before it builds the player)."""
+        return Settings(self.search.hash_mb, self.workers, COORDINATED_OVERHEAD_MS)
 
     def master_options(self) -> dict:
         """The keyword arguments of ``Master`` this file sets."""

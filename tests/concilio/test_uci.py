@@ -302,18 +302,20 @@ def test_only_players_that_search_several_lines_offer_multipv():
     assert "MultiPV must be 1-" in instance.out.getvalue() and instance.player.settings.multipv == 1
 
 
-def test_uci_is_answered_before_the_engine_is_loaded():
+@pytest.mark.parametrize("target", [[], ["MKP"], ["3b"], ["abdada"], ["lazy-cluster"], ["cascade"], ["gnuchess"]])
+def test_uci_is_answered_before_the_engine_is_loaded(target):
     """Importing the search compiles it when numba's cache is cold (a minute) and loads it
     otherwise (seconds); a GUI gives ``uciok`` ten seconds.  Nothing that does either may run
-    before ``uciok``: what ``concilio uci`` imports up to its engine answering ``uci``.  (numba
-    itself is imported, a fifth of a second: ``players`` points its cache at the user's folder.)"""
+    before ``uciok``, whatever the player: what ``concilio uci`` imports up to its engine
+    answering ``uci``, the player's file read.  (numba itself is imported, a fifth of a second:
+    ``players`` points its cache at the user's folder.)"""
     probe = ("import io, sys\n"
              "from concilio import cli, uci\n"
-             "heavy = ('players.core.search', 'players.core.movegen', 'players.searcher', 'ensemble.catalog',\n"
-             "         'tournaments.training.fit')\n"
+             "heavy = ('players.core.search', 'players.core.movegen', 'players.searcher', 'ensemble.player',\n"
+             "         'players.decomposition.player', 'tournaments.training.fit')\n"
              "uci.UciEngine._start_early = lambda engine: print([m for m in heavy if m in sys.modules])\n"
              "sys.stdin = io.StringIO('uci\\n')\n"
-             "cli.main(['uci'])\n")
+             f"cli.main(['uci'] + {target!r})\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines()[-2:] == ["uciok", "[]"], done.stdout + done.stderr[-2000:]
 

@@ -5,12 +5,13 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import replace
+from pathlib import Path
 
 import chess
 import pytest
 
 from base.config import ConfigError
-from ensemble.catalog import KINDS, PlayerSpec, build, default_limit, describe
+from ensemble.catalog import KINDS, PlayerSpec, build, default_limit, describe, settings
 from evaluation.spec import EvalSpecError
 from players.limits import Limit
 from players.player import Player, PlayerOptionError
@@ -192,3 +193,29 @@ def test_a_scheduler_address_without_a_port_is_one_line_and_exit_2():
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["concilio play: error: --scheduler '127.0.0.1' is not a Dask scheduler "
                                         "address: give tcp://host:port, e.g. tcp://10.0.0.5:8786"], done.stderr
+
+
+SHIPPED = sorted(p for kind in ("ensembles", "decomposition", "cascade", "engines")
+                 for p in (Path(__file__).resolve().parents[2] / "configs" / kind).glob("*.yaml")
+                 if not p.stem.startswith("speedup"))  # a speedup run's file, not a player's
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_players_settings_are_known_before_it_is_built(path):
+    """UCI lists a player's options from its file, before the player (and the engine) loads:
+    what the file says must be what the player, once built, holds."""
+    spec = describe(path)
+    assert settings(spec) == build(spec).settings
+
+
+def test_reading_every_shipped_player_loads_no_engine():
+    """Naming a player reads its file and nothing else: on an empty numba cache the engine's
+    first import is a minute of compiling, and a GUI waits ten seconds for ``uciok``."""
+    probe = ("import sys\n"
+             "from pathlib import Path\n"
+             "from ensemble.catalog import describe, settings, default_limit, in_process\n"
+             f"for path in {[str(p) for p in SHIPPED]!r}:\n"
+             "    spec = describe(Path(path)); settings(spec); default_limit(spec); in_process(spec)\n"
+             "print([m for m in sys.modules if m.startswith(('players.core', 'players.searcher'))])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines()[-1:] == ["[]"], done.stdout[-2000:] + done.stderr[-2000:]

@@ -24,20 +24,17 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import chess
 
-from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+from base.config import (FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
                              get_number, load_checked)
 from base.resources import resolve_data_reference
-from ensemble.catalog import PlayerSpec, describe, load
-from ensemble.cascade.config import CascadeConfig
-from ensemble.selection import SelectionError, check_params
-from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
-from players.decomposition.config import DecompositionConfig
+from ensemble.catalog import PlayerSpec, entry, in_process
+from evaluation.spec import CATEGORIES
 from players.limits import Limit
 
 from tournaments.games.adjudication import DrawRule, ResignRule
@@ -50,9 +47,6 @@ from tournaments.training.provenance import excluded_openings
 
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
             "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
-PLAYER_KEYS = {"name", "full", "instance", "weights", "ensemble", "selection", "uci", "xboard", "options",
-               "timeout", "decomposition", "cascade", "distributed", "workers", "time_control", "player"}
-ENTRY_KINDS = ("full", "instance", "ensemble", "uci", "xboard", "decomposition", "cascade", "player")
 FULL = PlayerEntry("instance", "full", CATEGORIES)
 
 
@@ -152,7 +146,7 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
-    if concurrency > 1 and any(p.inline is False or not _in_process(p) for p in players):
+    if concurrency > 1 and any(p.inline is False or not in_process(p) for p in players):
         src.problem(("concurrency",), "players with their own Dask workers (decomposition or cascade without "
                     "in_process, distributed ensembles) need concurrency: 1")
     for i, p in enumerate(players):
@@ -178,86 +172,16 @@ def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:
         data = as_mapping(src, item, path)
         if data is None:
             continue
-        check_keys(src, data, path, PLAYER_KEYS)
-        kinds = [k for k in ENTRY_KINDS if k in data]
-        if len(kinds) != 1:
-            src.problem(path, f"give exactly one of {', '.join(ENTRY_KINDS)}")
-            continue
-        kind = kinds[0]
-        name = str(data.get("name", data[kind] if kind in ("instance", "ensemble", "decomposition", "cascade", "player")
-                            else kind))
-        if any(p.name == name for p in out):
-            src.problem(path + ("name",), f"two players are named {name!r}")
-            continue
         timeout = float(get_number(src, data, path + ("timeout",), 10.0, low=0.1))
+        spec = entry(src, data, path, timeout)
+        if spec is None:
+            continue
+        if any(p.name == spec.name for p in out):
+            src.problem(path + ("name",), f"two players are named {spec.name!r}")
+            continue
         own_tc = _time_control(src, data["time_control"], path + ("time_control",)) if "time_control" in data else None
-        spec = _player(src, data, path, kind, name, timeout)
-        if spec is not None:
-            out.append(PlayerEntry(**{f: getattr(spec, f) for f in PlayerSpec.__dataclass_fields__},
-                                   time_control=own_tc))
+        out.append(PlayerEntry(**{f: getattr(spec, f) for f in PlayerSpec.__dataclass_fields__}, time_control=own_tc))
     return out
-
-
-def _player(src: YamlSource, data: dict, path: FieldPath, kind: str, name: str, timeout: float) -> PlayerSpec | None:
-    """One entry as the catalog's spec, checked the way the catalog checks it (its file loaded)."""
-    if kind == "full":
-        return PlayerSpec("instance", name, CATEGORIES)
-    if kind == "instance":
-        try:
-            EvalSpec.parse(data["instance"], data.get("weights"))
-        except EvalSpecError as exc:
-            src.problem(path + ("instance",), str(exc))
-            return None
-        return PlayerSpec("instance", name, str(data["instance"]), data.get("weights"))
-    workers = get_int(src, data, path + ("workers",), None, 1, 512)
-    if kind == "player":
-        try:
-            spec = describe(str(data["player"]), name=name)
-        except (ConfigError, EvalSpecError) as exc:
-            src.problem(path + ("player",), "; ".join(getattr(exc, "problems", [str(exc)])))
-            return None
-        if spec.kind == "ensemble":  # in a match, an ensemble's instances search in its game's process
-            spec = replace(spec, inline=not get_bool(src, data, path + ("distributed",), False))
-        if workers is None:
-            return spec
-        if spec.kind not in ("ensemble", "decomposition"):
-            src.problem(path + ("workers",), f"{spec.name} is an {spec.kind}: only ensembles and decomposition "
-                                             "players have workers")
-            return None
-        spec = replace(spec, workers=workers)
-    elif kind == "ensemble":
-        selection = as_mapping(src, data.get("selection"), path + ("selection",)) or {}
-        if selection:
-            params = dict(selection)
-            criterion = params.pop("criterion", None)
-            try:
-                check_params(str(criterion), params)
-            except SelectionError as exc:
-                src.problem(path + ("selection",), str(exc))
-                return None
-        distributed = get_bool(src, data, path + ("distributed",), False)
-        # In a match an ensemble's instances search in its game's process unless it is distributed.
-        spec = PlayerSpec("ensemble", name, str(data["ensemble"]), selection=dict(selection), inline=not distributed,
-                          workers=workers)
-    elif kind == "decomposition":
-        spec = PlayerSpec(kind, name, str(data[kind]), workers=workers)
-    elif kind == "cascade":
-        spec = PlayerSpec(kind, name, str(data[kind]))
-    else:
-        command = data[kind]
-        if isinstance(command, str):
-            command = command.split()
-        if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-            src.problem(path + (kind,), "expected the engine's command line, e.g. [gnuchess, --uci]")
-            return None
-        options = as_mapping(src, data.get("options"), path + ("options",)) or {}
-        return PlayerSpec(kind, name, command=tuple(command), options=dict(options), timeout=timeout)
-    try:
-        load(spec)
-    except (ConfigError, SelectionError) as exc:
-        src.problem(path + (kind,), "; ".join(getattr(exc, "problems", [str(exc)])))
-        return None
-    return spec
 
 
 def _openings(src: YamlSource, value: Any, folder: Path) -> OpeningSelection:
@@ -310,19 +234,6 @@ def _excluded(src: YamlSource, value: Any, folder: Path) -> set[str]:
         except ValueError as exc:  # a bad book or a training set without its openings
             src.problem(("openings", "exclude", i), str(exc))
     return keys
-
-
-def _in_process(entry: PlayerEntry) -> bool:
-    """Whether a player runs inside its game's worker (no cluster of its own), so that games
-    can run in parallel: everything but decomposition teams on Dask workers and cascades
-    whose phases need them."""
-    if entry.kind not in ("decomposition", "cascade"):
-        return True
-    config = load(entry)
-    if isinstance(config, DecompositionConfig):
-        return config.in_process
-    assert isinstance(config, CascadeConfig)
-    return config.decomposition.in_process and config.ensemble.cluster.inline
 
 
 def _time_control(src: YamlSource, value: Any, path: FieldPath = ("time_control",)) -> TimeControl:
