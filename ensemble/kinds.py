@@ -146,7 +146,7 @@ class InstanceKind(Kind):
 
     def build(self, spec: PlayerSpec, config: Config, events: Events) -> Player:
         assert isinstance(config, EvalSpec)
-        return InstancePlayer(config, spec.name)
+        return InstancePlayer(config, spec.name, team=abdada_team)
 
     def default_name(self, config: Config) -> str:
         assert isinstance(config, EvalSpec)
@@ -320,3 +320,8 @@ def engine_command(value: Any) -> tuple[str, ...] | None:
 def distributed(entry: Entry) -> bool:
     return get_bool(entry.src, entry.data, entry.path + ("distributed",), False)
 
+
+def abdada_team(spec: EvalSpec, threads: int, hash_mb: float) -> Any:
+    """An instance on several threads of its process: ABDADA over one shared table."""
+    from players.decomposition.team import TeamSearcher
+    return TeamSearcher(spec, threads, hash_mb)

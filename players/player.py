@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import chess
 import chess.engine
@@ -277,23 +277,32 @@ def instance_name(spec: EvalSpec) -> str:
     return f"full engine ({spec.letters})" if spec == FULL_ENGINE else f"instance ({spec.letters})"
 
 
+TeamFactory = Callable[[EvalSpec, int, float], Any]  # (spec, threads, hash MB): a searcher on that many threads
+
+
 class InstancePlayer(BasePlayer):
-    """One engine instance (the full engine, or a subset of the categories) as a player; with
-    ``threads`` above 1 the instance is an ABDADA search on that many threads of this process."""
+    """One engine instance (the full engine, or a subset of the categories) as a player.  With
+    ``threads`` above 1 the instance is a parallel search on that many threads of this process,
+    which ``team`` makes (the catalog gives ABDADA's, ``players.decomposition.team``: this
+    layer does not know the parallel searches above it)."""
 
     kind = "instance"
 
     def __init__(self, spec: EvalSpec = FULL_ENGINE, name: str = "", *, hash_mb: float = 16, threads: int = 1,
-                 searcher: Searcher | None = None) -> None:
+                 searcher: Searcher | None = None, team: TeamFactory | None = None) -> None:
         super().__init__(name or instance_name(spec), Settings(hash_mb, threads, DEFAULT_OVERHEAD_MS, multipv=1))
         self.spec = spec
         self._searcher = searcher  # given: used as it is (its table, its options)
+        self._team = team
+        if threads > 1 and team is None:
+            raise PlayerOptionError(f"{self.name}: threads {threads} needs a parallel search (team); build the "
+                                    "player with ensemble.catalog, which gives ABDADA's")
 
     def _make_searcher(self):
         settings = self._settings
         if settings.threads > 1:
-            from players.decomposition.team import TeamSearcher  # the players layer's parallel search
-            return TeamSearcher(self.spec, settings.threads, settings.hash_mb or 16)
+            assert self._team is not None  # _configured refuses threads > 1 without one
+            return self._team(self.spec, settings.threads, settings.hash_mb or 16)
         from players.searcher import Searcher
         return Searcher(self.spec, settings.hash_mb or 16)
 
@@ -310,6 +319,10 @@ class InstancePlayer(BasePlayer):
         if settings.threads > 1 and (settings.multipv or 1) > 1:
             self._settings = old
             raise PlayerOptionError(f"{self.name}: multipv needs threads 1 (the ABDADA search keeps one line)")
+        if settings.threads > 1 and self._team is None:
+            self._settings = old
+            raise PlayerOptionError(f"{self.name}: threads {settings.threads} needs a parallel search (team); build "
+                                    "the player with ensemble.catalog, which gives ABDADA's")
         searcher = self._searcher
         if searcher is None:
             return  # built at start with the new settings

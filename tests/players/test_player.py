@@ -6,6 +6,7 @@ import pytest
 from players.limits import Limit
 from players.player import InstancePlayer, Played, Player, PlayerOptionError
 from players.result import MATE_CP, SearchResult
+from players.decomposition.team import TeamSearcher
 from players.searcher import Searcher
 
 
@@ -33,7 +34,7 @@ def test_instance_player_answers_with_its_search_and_reports_mates_as_mate_cp():
 
 
 def test_instance_settings_apply_to_its_table_and_bad_ones_are_named():
-    with InstancePlayer(name="mkp", hash_mb=4) as player:
+    with InstancePlayer(name="mkp", hash_mb=4, team=TeamSearcher) as player:
         assert player.settings.hash_mb == 4 and player.settings.move_overhead_ms == 50
         player.configure(hash_mb=8, move_overhead_ms=20)
         assert player._searcher.hash_mb == pytest.approx(8, rel=0.01)  # resized at once
@@ -45,6 +46,18 @@ def test_instance_settings_apply_to_its_table_and_bad_ones_are_named():
         player.configure(threads=2)  # ABDADA on two threads of this process
         played = player.play(chess.Board(), Limit(depth=4))
         assert chess.Move.from_uci(played.move) in chess.Board().legal_moves and played.depth == 4
+        assert isinstance(player._searcher, TeamSearcher) and player._searcher.threads == 2
+
+
+def test_threads_need_the_parallel_search_the_catalog_gives():
+    """The players layer does not know the parallel searches above it: an instance built alone
+    refuses threads, saying where to get them, and keeps its settings."""
+    player = InstancePlayer(name="mkp")
+    with pytest.raises(PlayerOptionError, match="mkp: threads 2 needs a parallel search .* ensemble.catalog"):
+        player.configure(threads=2)
+    assert player.settings.threads == 1
+    with pytest.raises(PlayerOptionError, match="threads 3 needs a parallel search"):
+        InstancePlayer(threads=3)
 
 
 def test_played_of_counts_a_losing_mate_as_minus_mate_cp():
