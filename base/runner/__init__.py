@@ -22,8 +22,8 @@ from base.runner.feed import WORKER_RETURN_S, feed, report_failure
 from base.runner.inline import Done, InlineRunner
 from base.runner.opening import borrowed_or_own, open_runner
 from base.runner.protocol import Job, Runner, SchedulerLost, WorkerLost
-from base.runner.state import (Resident, StateClosed, WorkerState, _finish, close_item, current_state, in_state,
-                               run_in_state)
+from base.runner.state import (Resident, StateClosed, WorkerState, _finish, close_item, current_state,  # noqa: F401
+                               in_state, run_in_state)  # _finish: tests run a signal coroutine with it
 from base.runner.threads import ThreadJob, ThreadRunner
 
 __all__ = ["WORKER_RETURN_S", "Done", "InlineRunner", "Job", "Resident", "Runner", "SchedulerLost", "StateClosed",
