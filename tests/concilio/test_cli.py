@@ -244,9 +244,9 @@ def test_the_parser_shows_its_owners_defaults_without_loading_the_engine():
              "print([m for m in ('numba', 'players.searcher', 'tournaments.training.fit') if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr[-2000:]
-    from concilio import cli
+    from concilio.commands import bench, fit, inputs
     from evaluation.spec import CATEGORIES
     from players.bench import BENCH_DEPTH
     from tournaments.training.fit import DEFAULT_POSITIONS, RIDGE
-    assert (cli.CATEGORIES, cli.BENCH_DEPTH, cli.FIT_POSITIONS, cli.FIT_RIDGE) == (CATEGORIES, BENCH_DEPTH,
-                                                                                 DEFAULT_POSITIONS, RIDGE)
+    assert (inputs.CATEGORIES, bench.BENCH_DEPTH, fit.FIT_POSITIONS, fit.FIT_RIDGE) == (CATEGORIES, BENCH_DEPTH,
+                                                                                      DEFAULT_POSITIONS, RIDGE)

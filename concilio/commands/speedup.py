@@ -1,0 +1,33 @@
+"""``concilio speedup``: sequential against parallel search at a fixed depth (the thesis's
+speedup table)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from concilio.commands.parsing import command
+
+
+def add_parser(sub) -> None:
+    p = command(sub, "speedup", "parallel search against the sequential one at a fixed depth",
+                "concilio speedup speedup-shared --depth 8 --limit 10")
+    p.add_argument("config", help="speedup file, or a name in configs/decomposition")
+    p.add_argument("--depth", type=int, help="override the file's depth")
+    p.add_argument("--limit", type=int, help="only the first N positions")
+    p.add_argument("--csv", help="where to write the CSV (default reports/speedup-<name>.csv)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tournaments.speedup.run import HEAD, load_speedup, run_speedup, write_csv
+    settings, variants = load_speedup(args.config)
+    if args.depth:
+        settings["depth"] = args.depth
+    if args.limit:
+        settings["limit"] = args.limit
+    print(HEAD)
+    rows = run_speedup(settings, variants)
+    out = Path(args.csv or f"reports/speedup-{settings['name']}.csv")
+    write_csv(rows, out)
+    print(f"CSV: {out}")
+    return 0
