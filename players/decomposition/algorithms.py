@@ -68,20 +68,19 @@ Scores are fail-soft negamax values; a job answers for the position after its pa
 """
 from __future__ import annotations
 
-import itertools
 import time
-from dataclasses import dataclass, field
 
 import chess
-import numpy as np
 
-from base.runner import Runner
 from players.core.search import INF, MAX_PLY
-from players.result import IterationInfo
-from players.searcher import mate_in_moves
 from . import jobs
-from .jobs import SearcherConfig
+from .aspiration import parallel_aspiration
 from .runner import share_bounds, stop_running
+from .smp import lazy_smp, shared_smp, ybw_search
+from .wall import Aborted, ParallelResult, Tally, WallMaster, board_after, completed
+
+__all__ = ["ALGORITHMS", "MASTER_TREES", "Aborted", "Master", "ParallelResult", "Tally", "board_after", "child_depth",
+           "completed", "fold_answer", "iterate", "ordered_moves"]
 
 ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw", "aspiration",
               "lazy_cluster", "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
@@ -89,101 +88,9 @@ MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tr
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
-@dataclass
-class Tally:
-    """What a parallel search cost: the thesis's counters."""
-
-    nodes: int = 0
-    jobs: int = 0
-    busy: float = 0.0  # seconds workers spent searching
-    cancelled: int = 0
-
-    def add(self, r: jobs.JobResult) -> None:
-        self.nodes += r.nodes
-        self.jobs += 1
-        self.busy += r.seconds
-
-
-class Aborted(Exception):
-    """The move's time or node budget ran out inside an iteration."""
-
-
-@dataclass
-class ParallelResult:
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    tally: Tally
-    wall: float
-    messages: int
-    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
-
-
-class Master:
-    def __init__(self, runner: Runner, options: SearcherConfig, key: str, score_sharing: bool = True,
-                 min_split_depth: int = 1, dynamic: bool = False, first_job: int = 0,
-                 null_window: bool = True, speculative: bool = False, margin: int = 25,
-                 whole_budget: bool = False) -> None:
-        self.runner = runner
-        self.options = options
-        self.key = key
-        self.score_sharing = score_sharing
-        self.min_split_depth = min_split_depth
-        self.dynamic = dynamic
-        self.null_window = null_window
-        self.speculative = speculative
-        self.margin = margin
-        self.whole_budget = whole_budget  # shared_smp: every worker spends its share of a node budget
-        self.root_nodes: dict[str, int] = {}  # nodes per root move in the last speculative iteration
-        self.tally = Tally()
-        self._ids = itertools.count(first_job)  # job ids stay unique over a game's moves
-        self.running: set[str] = set()
-        self.aborted = False
-        self.node_limit: int | None = None
-
-    def abort(self) -> None:
-        """Stop everything now (called from a timer thread at the move's deadline)."""
-        self.aborted = True
-        stop_running(self.runner, list(self.running))
-
-    def _check(self) -> None:
-        if self.node_limit is not None and self.tally.nodes >= self.node_limit and not self.aborted:
-            self.abort()
-        if self.aborted:
-            raise Aborted()
-
-    # --- one job ---------------------------------------------------------------------------------
-    def _submit(self, fen: str, path: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int):
-        self._check()
-        job = f"{self.key}-{next(self._ids)}"
-        self.running.add(job)
-        future = self.runner.submit(jobs.run_job, self.key, self.options, job, fen, path, depth, ply, alpha, beta,
-                                    self.score_sharing, key=job, home=(fen, path))
-        return job, future
-
-    def _finished(self, job: str, future) -> jobs.JobResult:
-        result = future.result()
-        self.running.discard(job)
-        self.tally.add(result)
-        self._check()  # a stopped job's score is garbage: never use it
-        return result
-
-    def _next_answer(self, running: dict) -> tuple[tuple, jobs.JobResult]:
-        """The first of the running jobs to answer: its entry (taken out of ``running``) and
-        its result.  A deadline withdraws the others."""
-        future = self.runner.first_done(list(running))
-        entry = running.pop(future)
-        try:
-            return entry, self._finished(entry[0], future)
-        except Aborted:
-            for f in running:
-                f.cancel()
-            raise
-
-    def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
-        job, future = self._submit(fen, path, depth, ply, alpha, beta)
-        return self._finished(job, future)
+class Master(WallMaster):
+    """The splitting algorithms' master: root, speculative, PV and dynamic splitting and peer
+    cooperation, each iteration's jobs on the runner."""
 
     # --- a node whose children are searched in parallel -------------------------------------------
     def split(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int, ply: int, alpha: int,
@@ -449,13 +356,6 @@ def child_depth(board: chess.Board, move: str, depth: int) -> int:
     return depth - 1 + (1 if board.gives_check(chess.Move.from_uci(move)) else 0)
 
 
-def board_after(fen: str, moves: tuple[str, ...]) -> chess.Board:
-    board = chess.Board(fen)
-    for m in moves:
-        board.push_uci(m)
-    return board
-
-
 def ordered_moves(board: chess.Board) -> list[str]:
     """Captures by MVV-LVA, then promotions and checks, then the rest."""
     def key(move: chess.Move) -> tuple:
@@ -476,8 +376,7 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
     start = time.perf_counter()
     if algorithm == "abdada" or (algorithm == "lazy_smp" and master.options.table):
         return shared_smp(master, fen, moves, depth, searchmoves)
-    if algorithm == "ybw":  # its threads search from the root in one process (it imports this module)
-        from .ybw import ybw_search
+    if algorithm == "ybw":  # its threads search from the root in one process
         return ybw_search(master, fen, moves, depth, searchmoves)
     if searchmoves:
         raise ValueError(f"{algorithm}: only abdada, ybw and lazy_smp over a shared table can restrict the root moves")
@@ -489,8 +388,7 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.master_clock), not through a Master")
     if algorithm in ("uidpabs", "mixed"):
         raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.root_policy), not through a Master")
-    if algorithm == "aspiration":  # parallel aspiration, its own module (it imports this one)
-        from .aspiration import parallel_aspiration
+    if algorithm == "aspiration":  # parallel aspiration, its own module
         return parallel_aspiration(master, fen, moves, depth)
     board = board_after(fen, moves)
     order = ordered_moves(board)
@@ -524,98 +422,3 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         order = front + [m for m in order if m not in front]
     return ParallelResult(best_move, best_score, done, pv, master.tally, time.perf_counter() - start,
                           master.runner.messages, history)
-
-
-def completed(master: Master, depth: int, score: int, pv: tuple[str, ...], start: float) -> IterationInfo:
-    """An iteration the master completed, with the nodes of every worker so far.  Parallel
-    jobs report no selective depth: ``seldepth`` stays unknown."""
-    return IterationInfo(depth, None, score, mate_in_moves(score), master.tally.nodes, time.perf_counter() - start,
-                         pv)
-
-
-def lazy_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int, tt_exchange: int) -> ParallelResult:
-    """Every worker iterates; entries are exchanged between iterations; the first worker
-    to finish the final depth answers and the others are stopped."""
-    start = time.perf_counter()
-    runner = master.runner
-    n = runner.workers
-    shared = None
-    history = []
-    result = None
-    for d in range(1, depth + 1):
-        if master.aborted or (master.node_limit is not None and master.tally.nodes >= master.node_limit):
-            break
-        futures = []
-        for w in range(n):
-            job = f"{master.key}-smp{d}-{w}"
-            master.running.add(job)
-            futures.append(runner.submit_to(w, jobs.run_iteration, f"{master.key}-w{w}", job, master.options, fen,
-                                            moves, d, shared, tt_exchange, key=job))
-        first = runner.first_done(futures)
-        if master.aborted:
-            stop_running(runner, [f"{master.key}-smp{d}-{w}" for w in range(n)])
-            break
-        latest = first.result()
-        if master.aborted:
-            break
-        result = latest
-        results = [result]
-        if d < depth:
-            results = [f.result() for f in futures]  # the exchange needs everyone's entries
-        else:
-            stop_running(runner, [f"{master.key}-smp{d}-{w}" for w in range(n) if futures[w] is not first])
-            for f in futures:
-                if f is not first:
-                    f.cancel()
-        for r in results:
-            master.tally.nodes += r.nodes
-            master.tally.busy += r.seconds
-            master.tally.jobs += 1
-        if tt_exchange:
-            parts = [r.exported for r in results if r.exported is not None]
-            if parts:
-                shared = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-                runner.messages += 2 * len(parts)
-        master.running.clear()
-        history.append(completed(master, d, result.score, result.pv or (result.move,), start))
-    if result is None:
-        raise Aborted()
-    return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,
-                          time.perf_counter() - start, runner.messages, history)
-
-
-def shared_smp(master: Master, fen: str, moves: tuple[str, ...], depth: int,
-               searchmoves: tuple[str, ...] = ()) -> ParallelResult:
-    """Lazy SMP (and ABDADA, when the options defer) over one shared table: one job per
-    worker, each the whole iterative deepening to ``depth``.  The first worker to finish
-    answers and the others are stopped; a deadline stops them all and the deepest completed
-    iteration answers.  Every worker's nodes are counted, the stopped ones' too.  With
-    ``master.whole_budget`` a worker that has used its share of a node budget stops no one:
-    the others search theirs to the end, as they would alongside it on cores of their own."""
-    start = time.perf_counter()
-    runner = master.runner
-    n = runner.workers
-    if master.aborted:
-        raise Aborted()
-    ids = [f"{master.key}-smp-{next(master._ids)}-w{w}" for w in range(n)]
-    # A node budget is the team's: each worker gets its share.
-    each = max(1, master.node_limit // n) if master.node_limit else None
-    master.running.update(ids)
-    futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
-                                each, tuple(searchmoves), key=ids[w]) for w in range(n)]
-    first = runner.first_done(futures)
-    if not (master.whole_budget and each is not None and first.result().depth < depth):
-        stop_running(runner, [j for j, f in zip(ids, futures) if f is not first])
-    results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
-    master.running.difference_update(ids)
-    for r in results:
-        master.tally.nodes += r.nodes
-        master.tally.busy += r.seconds
-        master.tally.jobs += 1
-    best = winner = first.result()
-    if master.aborted or best.depth < depth:  # stopped by the clock or a node budget: the deepest answers
-        best = max(results, key=lambda r: (r.depth, r is winner))
-    if best.depth == 0:
-        raise Aborted()
-    return ParallelResult(best.move, best.score, best.depth, best.pv, master.tally, time.perf_counter() - start,
-                          runner.messages, list(best.iterations))

@@ -50,7 +50,7 @@ from players.core.search import INF, MAX_PLY, search_node
 from players.position import Position
 
 from . import jobs
-from .algorithms import Aborted, Master, ParallelResult, board_after, completed
+from .wall import Aborted, ParallelResult, WallMaster, board_after, completed
 from .runner import stop_running
 
 
@@ -133,7 +133,7 @@ def run_window(key: str, options: jobs.SearcherConfig, job: str, fen: str, moves
     return WindowResult(int(score), int(stats[S_NODES]), line, bool(stats[S_STOPPED]), time.perf_counter() - start)
 
 
-def parallel_aspiration(master: Master, fen: str, moves: tuple[str, ...], depth: int) -> AspirationResult:
+def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int) -> AspirationResult:
     """Iterative deepening to ``depth``; every iteration is one parallel-aspiration search with
     the runner's workers around the previous iteration's score (0 at depth 1)."""
     start = time.perf_counter()
@@ -166,7 +166,7 @@ def parallel_aspiration(master: Master, fen: str, moves: tuple[str, ...], depth:
                             master.runner.messages, history, clock)
 
 
-def _iteration_on_clock(master: Master, clock: NodeClock, fen: str, moves: tuple[str, ...], depth: int,
+def _iteration_on_clock(master: WallMaster, clock: NodeClock, fen: str, moves: tuple[str, ...], depth: int,
                         guess: int) -> tuple[int, tuple[str, ...]]:
     """One iteration on the node clock (module docstring): (score, PV)."""
     wins = windows(guess, master.runner.workers, master.margin)
@@ -221,7 +221,7 @@ def _iteration_on_clock(master: Master, clock: NodeClock, fen: str, moves: tuple
     return score, line
 
 
-def _iteration_on_dask(master: Master, clock: NodeClock, fen: str, moves: tuple[str, ...], depth: int,
+def _iteration_on_dask(master: WallMaster, clock: NodeClock, fen: str, moves: tuple[str, ...], depth: int,
                        guess: int) -> tuple[int, tuple[str, ...]]:
     """One iteration with the k jobs running at once: the first exact answer ends it."""
     runner = master.runner

@@ -8,7 +8,7 @@ over one transposition table and one team record (the split points).  A helper t
 on an event between two searches and spins in compiled code (``idle_loop``, without the GIL)
 during one, waiting for a split point to work at.
 
-In the decomposition player the whole search is one job (``run_ybw``) on one worker: its
+In the decomposition player the whole search is one job (``smp.run_ybw``) on one worker: its
 process holds the k threads (``threads: true``: one worker process with k threads; one
 worker: this process).  Its cost in the thesis's measures: the team's nodes, its busy time
 (the threads' time less their idle spinning), and its messages — for a shared-memory
@@ -17,7 +17,6 @@ algorithm the split points opened and the threads that joined them.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -199,66 +198,6 @@ class YbwSearcher(SharedSearcher):
                           int(threads[:, T_HELPS].sum()))
 
 
-@dataclass(frozen=True)
-class YbwResult:
-    """A team's whole search, as the master of the decomposition player gets it."""
-
-    depth: int
-    score: int
-    move: str
-    pv: tuple[str, ...]
-    nodes: int
-    seconds: float
-    counts: TeamCounts
-    iterations: tuple = ()
-
-
 def ybw_min_split(configured: int, threads: int) -> int:
     """The file's ``min_split_depth`` for ybw, where 0 (not given) is Stockfish's rule."""
     return configured or stockfish_split_depth(threads)
-
-
-def run_ybw(key: str, job: str, options, fen: str, moves: tuple[str, ...], depth: int, threads: int,
-            min_split_depth: int, nodes: int | None = None, searchmoves: tuple[str, ...] = ()) -> YbwResult:
-    """The job of a ybw search: the team's iterative deepening to ``depth`` in this process,
-    stoppable like any job (``jobs.stop_jobs``)."""
-    from . import jobs
-    searcher = jobs.searcher_for(f"{key}-ybw{threads}", options.with_ybw(threads, min_split_depth))
-    start = time.perf_counter()
-    result = jobs.stoppable_search(job, searcher, fen, moves, depth, nodes, searchmoves)
-    if result is None:
-        return YbwResult(0, 0, "", (), 0, 0.0, TeamCounts())
-    return YbwResult(result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
-                     time.perf_counter() - start, searcher.counts(), result.iterations)
-
-
-def ybw_search(master, fen: str, moves: tuple[str, ...], depth: int, searchmoves: tuple[str, ...] = ()):
-    """``algorithm: ybw`` for a :class:`players.decomposition.algorithms.Master`: the team's
-    search as one job on the runner's first slot, whose process holds the runner's k threads
-    (``threads: true``: one worker process with k threads).  A deadline stops it
-    (``Master.abort``) and its deepest completed iteration answers; a node budget is the
-    team's.  Its split points and joins are the runner's messages."""
-    from .algorithms import Aborted, ParallelResult
-    start = time.perf_counter()
-    runner = master.runner
-    if master.aborted:
-        raise Aborted()
-    threads = runner.workers
-    job = f"{master.key}-ybw-{next(master._ids)}"
-    master.running.add(job)
-    future = runner.submit_to(0, run_ybw, master.key, job, master.options, fen, moves, depth, threads,
-                              ybw_min_split(master.min_split_depth, threads), master.node_limit, tuple(searchmoves),
-                              key=job)
-    try:
-        result: YbwResult = future.result()
-    finally:
-        master.running.discard(job)
-    tally = master.tally
-    tally.nodes += result.nodes
-    tally.jobs += 1
-    tally.busy += result.seconds * threads * result.counts.production
-    runner.messages += result.counts.messages
-    if result.depth == 0:
-        raise Aborted()
-    return ParallelResult(result.move, result.score, result.depth, result.pv, tally, time.perf_counter() - start,
-                          runner.messages, list(result.iterations))

@@ -8,7 +8,7 @@ from base.errors import ConcilioError
 
 PACKAGES = ("base", "concilio", "ensemble", "evaluation", "players", "tournaments")
 # not about input: a signal's stop (a KeyboardInterrupt), and a deadline inside a parallel search
-NOT_INPUT = {"base.interrupts.Interrupted", "players.decomposition.algorithms.Aborted"}
+NOT_INPUT = {"base.interrupts.Interrupted", "players.decomposition.wall.Aborted"}
 
 
 def own_exceptions():
