@@ -1,4 +1,5 @@
-"""Phase 1 of a suite run: every distinct instance searches every position once
+"""Phase 1 of a suite run: every distinct instance searches every position once per
+budget it is needed at (the run's; the full engine's also at each ensemble's total)
 (the thesis's optimisation: an instance shared by several players is searched once),
 in parallel on Dask workers through one runner (``base.runner``), each finished batch
 committed to the store at once.
@@ -31,10 +32,22 @@ _SEARCHERS: Resident[Searcher] = Resident("suite.searchers")  # an instance's se
 
 
 @dataclass(frozen=True)
+class SearchSet:
+    """Instances that search every position under one budget: its limit and its store key.
+    A run has one per budget (the run's, and the full engine's at each ensemble's total)."""
+
+    instances: dict[str, InstanceConfig]
+    limits: Limit
+    budget: str
+
+
+@dataclass(frozen=True)
 class Job:
     key: str
     instance: InstanceConfig
     fens: tuple[str, ...]
+    limits: Limit
+    budget: str
 
 
 def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits: Limit, budget: str,
@@ -50,27 +63,34 @@ def search_batch(key: str, instance: InstanceConfig, fens: Sequence[str], limits
     return out
 
 
-def pending_jobs(store: SearchStore, instances: dict[str, InstanceConfig], fens: Sequence[str],
-                 budget: str) -> list[Job]:
+def pending_jobs(store: SearchStore, sets: Sequence[SearchSet], fens: Sequence[str]) -> list[Job]:
     jobs = []
-    for key, inst in instances.items():
-        done = store.done(key, budget)
-        todo = [f for f in dict.fromkeys(fens) if f not in done]
-        for i in range(0, len(todo), BATCH):
-            jobs.append(Job(key, inst, tuple(todo[i:i + BATCH])))
+    for group in sets:
+        for key, inst in group.instances.items():
+            done = store.done(key, group.budget)
+            todo = [f for f in dict.fromkeys(fens) if f not in done]
+            for i in range(0, len(todo), BATCH):
+                jobs.append(Job(key, inst, tuple(todo[i:i + BATCH]), group.limits, group.budget))
     return jobs
 
 
 def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positions: Sequence[SuitePosition],
                limits: Limit, budget: str, margin_probe: bool, workers: int, runner: Runner | None = None,
                progress: bool = True) -> int:
+    """``run_searches`` under one budget."""
+    return run_searches(store, [SearchSet(instances, limits, budget)], positions, margin_probe, workers, runner,
+                        progress)
+
+
+def run_searches(store: SearchStore, sets: Sequence[SearchSet], positions: Sequence[SuitePosition],
+                 margin_probe: bool, workers: int, runner: Runner | None = None, progress: bool = True) -> int:
     """Search what the store lacks, on ``runner`` (lent by the caller) or on a runner of its
     own (``workers`` Dask workers, or this process for one); returns the number of searches
     added.  A batch that fails is reported; the others are kept, and a rerun retries it."""
     fens = [p.fen for p in positions]
     for fen in dict.fromkeys(fens):
         store.add_position(fen, position_terms(chess.Board(fen)))
-    jobs = pending_jobs(store, instances, fens, budget)
+    jobs = pending_jobs(store, sets, fens)
     total = sum(len(j.fens) for j in jobs)
     if not jobs:
         return 0
@@ -82,7 +102,7 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
         failures.append(args)
         log.error("a search batch failed (%s: %s); rerun to retry it", type(exc).__name__, exc)
 
-    batches = [(j.key, j.instance, j.fens, limits, budget, margin_probe) for j in jobs]
+    batches = [(j.key, j.instance, j.fens, j.limits, j.budget, margin_probe) for j in jobs]
     with tqdm(total=total, unit="search", desc="phase 1", disable=not progress, smoothing=0.05) as bar, \
             borrowed_or_own(workers, runner, dashboard=False) as used:
         for args, rows in used.map(search_batch, batches, on_error=failed):
