@@ -9,6 +9,7 @@ which budget, which selection criteria, where the store and the report go::
       instances: [MB, MX, MBXK]    # single instances, scored as engines
       full: true                   # the full engine (also the McNemar reference)
     budget: {nodes: 20000}         # or movetime (ms; not reproducible across machines)
+    full_at_total: true            # each ensemble of k instances also beside the full engine at k x N nodes
     criteria: [majority, {criterion: weighted_majority, weights: simple}, learned]
     learn:                         # train the learned criterion on these suites (never a confirm suite)
       suites: [train]
@@ -34,7 +35,7 @@ from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
-            "margin_probe", "learn"}
+            "margin_probe", "learn", "full_at_total"}
 LEARN_KEYS = {"suites", "players", "model"}
 SUITE_KEYS = {"path", "name", "first", "every", "role"}
 # What a suite is for: exploring, choosing players and criteria, or confirming a choice made
@@ -42,6 +43,12 @@ SUITE_KEYS = {"path", "name", "first", "every", "role"}
 ROLES = ("explore", "choose", "confirm")
 PLAYER_KEYS = {"ensembles", "instances", "full"}
 FULL_LABEL = "(MBXKPAR)"
+
+
+def total_label(nodes: int) -> str:
+    """The full engine searching ``nodes`` in one search: the reference of an ensemble that
+    spends as many over its instances (``(MBXKPAR) @80000``; ``x4`` would read as four copies)."""
+    return f"{FULL_LABEL} @{nodes}"
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ class PlayerSpec:
 
     name: str
     instances: tuple[InstanceConfig, ...]
+    nodes: int | None = None  # a node budget of its own (the full engine at an ensemble's total); None: the run's
 
     @property
     def is_single(self) -> bool:
@@ -101,14 +109,38 @@ class SuiteRunConfig:
     margin_probe: bool
     source: str = ""
     learn: LearnConfig | None = None
+    full_at_total: bool = True
 
     @property
     def budget_key(self) -> str:
         """What the store keys a search by besides position and instance: the budget and
         the engine (``base.fingerprint``), so that a changed engine searches afresh."""
+        return self.key_for(self.budget)
+
+    def key_for(self, budget: dict[str, int]) -> str:
+        """``budget_key`` for another budget (a player's own: ``PlayerSpec.nodes``)."""
         from base.fingerprint import engine_fingerprint
-        (kind, amount), = self.budget.items()
+        (kind, amount), = budget.items()
         return f"{kind}={amount}" + (" probe" if self.margin_probe else "") + f" engine={engine_fingerprint()}"
+
+    def player_budget(self, player: PlayerSpec) -> dict[str, int]:
+        return self.budget if player.nodes is None else {"nodes": player.nodes}
+
+    def total_reference(self, player: PlayerSpec) -> PlayerSpec | None:
+        """The full engine at ``player``'s total nodes, k × N for an ensemble of k instances at
+        N each: the same compute in one search, so that an ensemble's gain is not just its
+        k-fold budget.  None for a single instance, with ``full_at_total: false``, and with a
+        movetime or depth budget (a movetime is each instance's wall time, not a compute total)."""
+        if player.is_single or not self.full_at_total or set(self.budget) != {"nodes"}:
+            return None
+        total = len(player.instances) * self.budget["nodes"]
+        return PlayerSpec(total_label(total), (InstanceConfig(FULL_LABEL, FULL_ENGINE),), total)
+
+    def total_references(self) -> tuple[PlayerSpec, ...]:
+        """The full engine at each distinct total the run's ensembles spend (searched and scored
+        as single players of their own)."""
+        found = (self.total_reference(p) for p in self.players)
+        return tuple({r.nodes: r for r in found if r is not None}.values())
 
     def instances(self) -> dict[str, InstanceConfig]:
         """Distinct instances of all players, keyed by ``instance_key`` (searched once each)."""
@@ -156,8 +188,9 @@ def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     # Outputs go under the current directory, never beside an installed config.
     store = Path(str(data.get("store", f"results/{name}.sqlite")))
     report = Path(str(data.get("report", f"reports/{name}")))
+    full_at_total = get_bool(src, data, ("full_at_total",), True)
     return SuiteRunConfig(name, tuple(suites), tuple(players), budget, tuple(criteria), store, report, workers,
-                          margin_probe, given, learn)
+                          margin_probe, given, learn, full_at_total)
 
 
 def _learn(src: YamlSource, value: Any, suites: list[SuiteSource], players: list[PlayerSpec]) -> LearnConfig | None:

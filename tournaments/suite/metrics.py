@@ -4,13 +4,15 @@ For a player G on a suite: ``C_D`` = share of positions where a best move is amo
 G's candidates (its potential), ``Val`` = share where the move G plays is a best
 move, ``C_s = Val / C_D`` (how much of the potential the criterion realises), and on
 STS the points of the moves played, per theme and in total.  A single engine has one
-candidate, so its C_D is its Val.  Every Val is also compared with the full engine's
-on the same positions (exact McNemar).
+candidate, so its C_D is its Val.  Every player is compared with the full engine on the
+same positions, and an ensemble of k instances also with the full engine at k × N nodes
+(what it spends in all): each comparison an exact McNemar test on solved and an exact
+sign test on points.
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import chess
@@ -19,12 +21,24 @@ from ensemble.evidence import evidence_from_terms
 from ensemble.ballot import Ballot, Evidence, SelectionInput
 from ensemble.selection import CRITERIA, select
 from players.limits import Limit
-from tournaments.records.epd import Suite
+from tournaments.records.epd import Suite, SuitePosition
 from tournaments.statistics.stats import McNemar, Proportion, adjust_mcnemar, mcnemar, proportion
 from tournaments.suite.store import SearchStore
 from tournaments.suite.config import FULL_LABEL, CriterionSpec, PlayerSpec, SuiteRunConfig, instance_key
 
 log = logging.getLogger("concilio.suite")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A player against a reference player on the positions both have: McNemar's exact test
+    on solved, and the exact sign test on points.  The sign test has McNemar's shape (+ the
+    positions where the player scores more, − fewer, a binomial p on those; McNemar's test
+    is the sign test of 0/1 outcomes), so both are adjusted and printed alike."""
+
+    reference: str  # the reference's label: FULL_LABEL, or ``total_label(k × N)``
+    solved: McNemar
+    points: McNemar
 
 
 @dataclass
@@ -39,12 +53,29 @@ class Score:
     max_points: int
     themes: dict[str, tuple[int, int]] = field(default_factory=dict)  # theme -> (points, max)
     solved: list[bool] = field(default_factory=list, repr=False)
-    versus_full: McNemar | None = None
+    comparisons: list[Comparison] = field(default_factory=list)  # vs the full engine at N, then at k × N
     single: bool = False
+    fens: list[str] = field(default_factory=list, repr=False)  # the positions of ``solved`` and ``gained``
+    gained: list[int] = field(default_factory=list, repr=False)  # points per position (``position_points``)
 
     @property
     def cs(self) -> float:
         return self.val.value / self.cd.value if self.cd.value else 0.0
+
+    @property
+    def at_budget(self) -> Comparison | None:
+        """The comparison with the full engine at the run's budget."""
+        return next((c for c in self.comparisons if c.reference == FULL_LABEL), None)
+
+    @property
+    def at_total(self) -> Comparison | None:
+        """The comparison with the full engine at this ensemble's total nodes (k × N)."""
+        return next((c for c in self.comparisons if c.reference != FULL_LABEL), None)
+
+    @property
+    def versus_full(self) -> McNemar | None:
+        """McNemar on solved against the full engine at the run's budget."""
+        return self.at_budget.solved if self.at_budget else None
 
 
 class PosteriorCache:
@@ -110,10 +141,13 @@ def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *,
     (learned, dynamic) to the model file this run made; ``held_out[criterion, suite,
     player, fen]`` is the move that criterion picks on a position it was trained on, by a
     fold that never saw the position: used there instead of the in-sample choice."""
-    view = StoreView(store, config.budget_key)
+    views: dict[int | None, StoreView] = {}
     posterior = PosteriorCache(store)
     scores: list[Score] = []
-    for player in config.players:
+    for player in config.players + config.total_references():
+        if player.nodes not in views:
+            views[player.nodes] = StoreView(store, config.key_for(config.player_budget(player)))
+        view = views[player.nodes]
         positions, ballots_per_position, stored = view.decisions(player, suite)
         criteria = [CriterionSpec("", {})] if player.is_single else list(config.criteria)
         for crit in criteria:
@@ -133,13 +167,15 @@ def score_suite(config: SuiteRunConfig, suite: Suite, store: SearchStore, *,
                 moves.append(select(crit.name, inp, **crit.params).move)
             scores.append(score_moves(suite.name, player, crit.label if crit.name else "", positions,
                                  ballots_per_position, moves))
-    _compare_with_full(scores)
+    totals = {p.name: ref.name for p in config.players if (ref := config.total_reference(p)) is not None}
+    _compare_with_full(scores, totals)
     return scores
 
 
 def score_moves(suite: str, player: PlayerSpec, criterion: str, positions, ballots_per_position, moves) -> Score:
     """A player's C_D, Val and points from the moves it played (one per position)."""
     solved = [p.solved_by(m) for p, m in zip(positions, moves)]
+    gained = [position_points(p, m) for p, m in zip(positions, moves)]
     potential = [any(p.solved_by(b.move) for b in ballots) for p, ballots in zip(positions, ballots_per_position)]
     themes: dict[str, tuple[int, int]] = {}
     points = max_points = 0
@@ -153,29 +189,62 @@ def score_moves(suite: str, player: PlayerSpec, criterion: str, positions, ballo
         themes[p.theme or "(none)"] = (t[0] + got, t[1] + best)
     n = len(positions)
     return Score(suite, player.name, criterion, n, proportion(sum(potential), n), proportion(sum(solved), n),
-                 points, max_points, themes, solved, None, player.is_single)
+                 points, max_points, themes, solved, [], player.is_single, [p.fen for p in positions], gained)
 
 
-def _compare_with_full(scores: list[Score]) -> None:
-    """Every score against the full engine on the same suite (exact McNemar, raw p-values:
-    ``adjust_comparisons`` adjusts them once the whole report is known)."""
-    full = {s.suite: s for s in scores if s.player == FULL_LABEL and s.single}
+def position_points(position: SuitePosition, move: str) -> int:
+    """The points of ``move`` for the sign test: the suite's (STS), or 1 for a best move on a
+    position without points (WAC), where the sign test is then McNemar's."""
+    return position.points_for(move) if position.points else int(position.solved_by(move))
+
+
+def sign_test(a: Sequence[float], b: Sequence[float]) -> McNemar:
+    """Exact two-sided sign test of paired points: + where ``a`` scores more, − where less,
+    ties carry no information; that is McNemar's exact test of 'scored more' against
+    'scored less' (a binomial test on the positions where they differ)."""
+    if len(a) != len(b):
+        raise ValueError("paired points must have the same length")
+    return mcnemar([x > y for x, y in zip(a, b)], [x < y for x, y in zip(a, b)])
+
+
+def compare(score: Score, reference: Score) -> Comparison:
+    """``score`` against ``reference`` on the positions both were scored on (raw p-values)."""
+    theirs = {f: (s, g) for f, s, g in zip(reference.fens, reference.solved, reference.gained)}
+    pairs = [((s, g), theirs[f]) for f, s, g in zip(score.fens, score.solved, score.gained) if f in theirs]
+    return Comparison(reference.player, mcnemar([a[0] for a, _ in pairs], [b[0] for _, b in pairs]),
+                      sign_test([a[1] for a, _ in pairs], [b[1] for _, b in pairs]))
+
+
+def _compare_with_full(scores: list[Score], totals: Mapping[str, str]) -> None:
+    """Every score against the full engine on the same suite, and an ensemble's also against
+    the full engine at its total nodes (``totals``: player -> that reference's label); raw
+    p-values: ``adjust_comparisons`` adjusts them once the whole report is known."""
+    singles = {(s.suite, s.player): s for s in scores if s.single}
+    references = {FULL_LABEL, *totals.values()}
     for s in scores:
-        if s.suite in full and s is not full[s.suite]:
-            s.versus_full = mcnemar(s.solved, full[s.suite].solved)
+        if s.single and s.player in references:
+            continue
+        for label in (FULL_LABEL, totals.get(s.player)):
+            reference = singles.get((s.suite, label))
+            if reference is not None and reference.n:  # none without its searches (phase 1 not run)
+                s.comparisons.append(compare(s, reference))
 
 
 def adjust_comparisons(scores: list[Score], roles: dict[str, str] | None = None) -> dict[str, int]:
     """Adjust the comparisons with the full engine (Holm and Benjamini-Hochberg), one family
     per suite role (``roles``: suite name -> explore | choose | confirm): a confirmation is
     not diluted by the many comparisons a choice was made from, nor can it hide among them.
-    Returns each family's size."""
+    An ensemble's comparisons at N and at k × N are both members; McNemar's p-values and the
+    sign test's are each adjusted over the same family.  Returns each family's size."""
     roles = roles or {}
-    families: dict[str, list[Score]] = {}
+    families: dict[str, list[tuple[Score, int]]] = {}
     for s in scores:
-        if s.versus_full is not None:
-            families.setdefault(roles.get(s.suite, "explore"), []).append(s)
+        for i in range(len(s.comparisons)):
+            families.setdefault(roles.get(s.suite, "explore"), []).append((s, i))
     for family in families.values():
-        for s, test in zip(family, adjust_mcnemar([s.versus_full for s in family])):
-            s.versus_full = test
+        tests = [s.comparisons[i] for s, i in family]
+        solved = adjust_mcnemar([c.solved for c in tests])
+        points = adjust_mcnemar([c.points for c in tests])
+        for (s, i), c, a, b in zip(family, tests, solved, points):
+            s.comparisons[i] = replace(c, solved=a, points=b)
     return {role: len(family) for role, family in families.items()}

@@ -7,7 +7,9 @@ import csv
 from pathlib import Path
 from typing import Sequence
 
-from tournaments.suite.metrics import Score
+from tournaments.statistics.stats import McNemar
+from tournaments.suite.config import FULL_LABEL
+from tournaments.suite.metrics import Comparison, Score
 
 # Experiment 2 of the thesis (500 middlegame positions, 60 s each), for side-by-side reading.
 THESIS_SINGLE = {"(MB)": 91, "(MX)": 93, "(MK)": 78, "(MP)": 107, "(MA)": 86, "(MR)": 83, "(MBX)": 107,
@@ -23,13 +25,15 @@ THESIS_CRITERIA = {"majority": (.218, .586), "weighted_majority(weights=simple)"
 
 
 def single_rows(scores: Sequence[Score]) -> list[list[str]]:
+    totals = _total_references(scores)
     rows = []
     for s in scores:
         if not s.single:
             continue
         thesis = THESIS_SINGLE.get(s.player)
+        reference = "(reference at k×N)" if s.player in totals else "(reference)"
         rows.append([s.suite, s.player, s.val.format(), f"{s.val.successes}/{s.n}", _points(s),
-                     s.versus_full.format() if s.versus_full else "(reference)",
+                     _test(s.at_budget, "solved") or reference, _test(s.at_budget, "points") or reference,
                      f"{thesis / 500:.3f}" if thesis is not None else ""])
     return rows
 
@@ -42,13 +46,15 @@ def cd_rows(scores: Sequence[Score]) -> list[list[str]]:
             continue
         seen.add((s.suite, s.player))
         thesis = THESIS_CD.get(s.player)
-        rows.append([s.suite, s.player, s.cd.format(), f"{thesis:.3f}" if thesis is not None else ""])
+        rows.append([s.suite, s.player, s.cd.format(), f"{thesis:.3f}" if thesis is not None else "",
+                     s.at_total.reference if s.at_total else ""])
     return rows
 
 
 def val_rows(scores: Sequence[Score]) -> list[list[str]]:
     return [[s.suite, s.player, s.criterion, s.val.format(), f"{s.cs:.3f}", _points(s),
-             s.versus_full.format() if s.versus_full else ""] for s in scores if not s.single]
+             _test(s.at_budget, "solved"), _test(s.at_budget, "points"), _test(s.at_total, "solved"),
+             _test(s.at_total, "points")] for s in scores if not s.single]
 
 
 def criterion_means(scores: Sequence[Score]) -> list[list[str]]:
@@ -65,9 +71,11 @@ def criterion_means(scores: Sequence[Score]) -> list[list[str]]:
     return rows
 
 
-SINGLE_HEAD = ["suite", "instance", "Val [95% CI]", "solved", "STS points", "vs full (McNemar)", "thesis Val"]
-CD_HEAD = ["suite", "player", "C_D [95% CI]", "thesis C_D"]
-VAL_HEAD = ["suite", "player", "criterion", "Val [95% CI]", "C_s", "STS points", "vs full (McNemar)"]
+SINGLE_HEAD = ["suite", "instance", "Val [95% CI]", "solved", "STS points", "vs full (McNemar)", "vs full (sign)",
+               "thesis Val"]
+CD_HEAD = ["suite", "player", "C_D [95% CI]", "thesis C_D", "full engine at k×N"]
+VAL_HEAD = ["suite", "player", "criterion", "Val [95% CI]", "C_s", "STS points", "vs full (McNemar)",
+            "vs full (sign)", "vs full at k×N (McNemar)", "vs full at k×N (sign)"]
 MEAN_HEAD = ["suite", "criterion", "mean Val", "mean C_s", "thesis Val / C_s"]
 
 
@@ -103,14 +111,14 @@ def write_report(scores: Sequence[Score], folder: Path, header: str = "", footer
         w = csv.writer(handle)
         w.writerow(["suite", "player", "criterion", "positions", "C_D", "C_D_low", "C_D_high", "Val", "Val_low",
                     "Val_high", "C_s", "points", "max_points", "mcnemar_only_player", "mcnemar_only_full",
-                    "mcnemar_p", "mcnemar_p_holm", "mcnemar_p_bh"])
+                    "mcnemar_p", "mcnemar_p_holm", "mcnemar_p_bh", *_columns("sign"), "total_reference",
+                    *_columns("total_mcnemar"), *_columns("total_sign")])
         for s in scores:
-            m = s.versus_full
+            n, t = s.at_budget, s.at_total
             w.writerow([s.suite, s.player, s.criterion, s.n, f"{s.cd.value:.4f}", f"{s.cd.low:.4f}",
                         f"{s.cd.high:.4f}", f"{s.val.value:.4f}", f"{s.val.low:.4f}", f"{s.val.high:.4f}",
-                        f"{s.cs:.4f}", s.points, s.max_points, m.only_a if m else "", m.only_b if m else "",
-                        f"{m.p_value:.4f}" if m else "", f"{m.p_holm:.4f}" if m and m.p_holm is not None else "",
-                        f"{m.p_bh:.4f}" if m and m.p_bh is not None else ""])
+                        f"{s.cs:.4f}", s.points, s.max_points, *_cells(n and n.solved), *_cells(n and n.points),
+                        t.reference if t else "", *_cells(t and t.solved), *_cells(t and t.points)])
     themes_path = folder / "sts_themes.csv"
     with themes_path.open("w", newline="") as handle:
         w = csv.writer(handle)
@@ -143,9 +151,12 @@ def plot(scores: Sequence[Score], path: Path) -> None:
             pts = [s for s in group if s.criterion == crit]
             ax.scatter([s.cd.value for s in pts], [s.val.value for s in pts], marker=markers[i % len(markers)],
                        label=crit, alpha=0.8)
-        full = next((s for s in scores if s.suite == suite and s.single and s.player == "(MBXKPAR)"), None)
+        full = next((s for s in scores if s.suite == suite and s.single and s.player == FULL_LABEL), None)
         if full is not None:
             ax.axhline(full.val.value, color="grey", linestyle="--", linewidth=1, label="full engine Val")
+        totals = _total_references(group)
+        for at in (s for s in scores if s.suite == suite and s.single and s.player in totals):
+            ax.axhline(at.val.value, color="grey", linestyle=":", linewidth=1, label=f"{at.player} Val")
         lims = [0, max([s.cd.value for s in group] + [0.1]) * 1.05]
         ax.plot(lims, lims, color="lightgrey", linewidth=1)  # Val = C_D: every potential realised
         ax.set_xlabel("C_D (best move among the candidates)")
@@ -155,6 +166,29 @@ def plot(scores: Sequence[Score], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _total_references(scores: Sequence[Score]) -> set[str]:
+    """The labels of the full engine at the ensembles' totals."""
+    return {s.at_total.reference for s in scores if s.at_total}
+
+
+def _test(comparison: Comparison | None, kind: str) -> str:
+    """One test of a comparison as ``+a/-b p=… Holm … BH …`` (kind: solved or points)."""
+    return getattr(comparison, kind).format() if comparison else ""
+
+
+def _columns(prefix: str) -> list[str]:
+    return [f"{prefix}_only_player" if "mcnemar" in prefix else f"{prefix}_plus",
+            f"{prefix}_only_full" if "mcnemar" in prefix else f"{prefix}_minus",
+            f"{prefix}_p", f"{prefix}_p_holm", f"{prefix}_p_bh"]
+
+
+def _cells(test: McNemar | None) -> list:
+    if not test:
+        return [""] * 5
+    return [test.only_a, test.only_b, f"{test.p_value:.4f}", f"{test.p_holm:.4f}" if test.p_holm is not None else "",
+            f"{test.p_bh:.4f}" if test.p_bh is not None else ""]
 
 
 def _points(s: Score) -> str:

@@ -12,11 +12,11 @@ from players.limits import Limit
 from tournaments.records.epd import Suite, read_suite
 from tournaments.records.file_lines import left_out
 from tournaments.suite.store import SearchStore
-from tournaments.suite.config import SuiteRunConfig
+from tournaments.suite.config import FULL_LABEL, SuiteRunConfig, instance_key
 from tournaments.suite.metrics import Score, adjust_comparisons, score_suite
 from tournaments.suite.report import print_report, write_report
 from tournaments.suite.learning import Training, train_selection
-from tournaments.suite.search import run_phase1
+from tournaments.suite.search import SearchSet, run_searches
 
 
 @dataclass
@@ -46,18 +46,43 @@ def read_suites(config: SuiteRunConfig, warn=lambda line: print(line, file=sys.s
     return suites
 
 
+def search_sets(config: SuiteRunConfig) -> list[SearchSet]:
+    """What phase 1 searches: every distinct instance at the run's budget, and the full engine
+    at each distinct total nodes of the run's ensembles."""
+    sets = [SearchSet(config.instances(), Limit(**config.budget), config.budget_key)]
+    for ref in config.total_references():
+        budget = config.player_budget(ref)
+        sets.append(SearchSet({instance_key(i): i for i in ref.instances}, Limit(**budget), config.key_for(budget)))
+    return sets
+
+
+def total_note(config: SuiteRunConfig) -> str:
+    """What the report says of the comparisons at an ensemble's total compute."""
+    refs = config.total_references()
+    if refs:
+        named = ", ".join(f"`{r.name}` for k = {r.nodes // config.budget['nodes']}" for r in refs)
+        return (" Each ensemble of k instances is also compared with the full engine at k × N nodes, the nodes "
+                f"it spends in all ({named}): the 'at k×N' columns, in the same family as the comparisons at N.")
+    if not config.full_at_total:
+        return (" The comparison with the full engine at an ensemble's total nodes is switched off "
+                "(full_at_total: false).")
+    if any(not p.is_single for p in config.players):
+        return (f" No comparison at an ensemble's total compute: the budget ({next(iter(config.budget))}) is each "
+                "instance's, not in nodes (a movetime is wall time, spent by k instances side by side), so there "
+                "is no node total to give the full engine.")
+    return ""
+
+
 def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = True, runner: Runner | None = None,
               warn=lambda line: print(line, file=sys.stderr)) -> SuiteRunOutcome:
     suites = read_suites(config, warn)
     positions = [p for s in suites for p in s.positions]
-    kind, amount = next(iter(config.budget.items()))
-    limits = Limit(**{kind: amount})
     with SearchStore(config.store) as store:
         started = time.perf_counter()
         added = 0
         if search:
-            added = run_phase1(store, config.instances(), positions, limits, config.budget_key, config.margin_probe,
-                               config.workers, runner=runner, progress=progress)
+            added = run_searches(store, search_sets(config), positions, config.margin_probe, config.workers,
+                                 runner=runner, progress=progress)
         elapsed = time.perf_counter() - started
         training = None
         if config.learn is not None:
@@ -76,10 +101,14 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
     header = (f"# Suite run `{config.name}`\n\nConfig `{config.source}`; budget {config.budget_key} per instance "
               f"and position; suites: " + ", ".join(f"{s.name} ({len(s.positions)} positions)" for s in suites)
               + f". Phase 1 added {added} searches in {elapsed:.0f} s ({config.workers} workers).\n\n"
-              "Intervals are 95% Wilson intervals; 'vs full' is the exact McNemar test against the full engine on "
-              "the same positions (+positions only this player solves / −only the full engine solves), its p-value "
-              "raw and adjusted (Holm: family-wise error; BH: Benjamini-Hochberg false discovery rate) over the "
-              "comparisons of its family: " + ", ".join(f"{role} {n}" for role, n in families.items())
+              f"Intervals are 95% Wilson intervals; 'vs full' compares a player with the full engine {FULL_LABEL} "
+              "on the same positions: McNemar is the exact McNemar test on solved (+positions only this player "
+              "solves / −only the full engine solves), sign the exact sign test on the points of the moves played "
+              "(+positions where this player scores more / −fewer; on a position without points a best move "
+              "scores 1)." + total_note(config) + " Each p-value is given raw and adjusted (Holm: family-wise "
+              "error; BH: Benjamini-Hochberg false discovery rate) over the comparisons of its family, McNemar's "
+              "and the sign test's each over the same comparisons: "
+              + ", ".join(f"{role} {n}" for role, n in families.items())
               + " (each suite role is a family of its own)." + role_text + "  '*' marks a difference significant "
               "after Holm's correction (p < 0.05); a raw p-value alone never is.")
     files = write_report(scores, config.report, header, training.markdown() if training else "")

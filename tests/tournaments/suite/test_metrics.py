@@ -2,13 +2,15 @@
 import pytest
 
 from tournaments.statistics.stats import mcnemar, proportion
-from tournaments.suite.metrics import Score, adjust_comparisons
+from tournaments.suite.config import FULL_LABEL
+from tournaments.suite.metrics import Comparison, Score, adjust_comparisons
 
 
 def test_each_suite_role_is_its_own_family_of_comparisons():
     def score(suite, player, wins, losses):
         s = Score(suite, player, "majority", 500, proportion(1, 2), proportion(1, 2), 0, 0)
-        s.versus_full = mcnemar([True] * wins + [False] * losses, [False] * wins + [True] * losses)
+        test = mcnemar([True] * wins + [False] * losses, [False] * wins + [True] * losses)
+        s.comparisons.append(Comparison(FULL_LABEL, test, test))
         return s
     chosen = [score("train", f"p{i}", 60, 40) for i in range(20)]  # p = 0.057 each, twenty of them
     confirmed = [score("held-out", "p0", 60, 40)]

@@ -25,8 +25,8 @@ SCORES = [
 def test_single_instances_stand_beside_the_thesis_s_val():
     rows = single_rows(SCORES)
     assert [r[1] for r in rows] == ["(MB)", "(MBXKPAR)"]
-    assert rows[0][3] == "4/10" and rows[0][5] == "(reference)" and rows[0][6] == f"{91 / 500:.3f}"
-    assert rows[1][6] == f"{127 / 500:.3f}"
+    assert rows[0][3] == "4/10" and rows[0][5] == "(reference)" and rows[0][7] == f"{91 / 500:.3f}"
+    assert rows[1][7] == f"{127 / 500:.3f}"
 
 
 def test_c_d_is_listed_once_per_player_whatever_its_criteria():

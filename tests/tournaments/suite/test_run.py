@@ -26,7 +26,8 @@ VOTES = {
 }
 
 
-def write_config(tmp_path, budget="nodes: 400", criteria="[depth_confidence, weighted_majority]", suite="tiny.epd"):
+def write_config(tmp_path, budget="nodes: 400", criteria="[depth_confidence, weighted_majority]", suite="tiny.epd",
+                 extra=""):
     (tmp_path / "tiny.epd").write_text(EPD)
     (tmp_path / "trio.yaml").write_text("name: trio\ninstances: [MB, MX, MK]\n")
     (tmp_path / "run.yaml").write_text(textwrap.dedent(f"""
@@ -38,7 +39,7 @@ def write_config(tmp_path, budget="nodes: 400", criteria="[depth_confidence, wei
         store: {tmp_path / "store.sqlite"}
         report: {tmp_path / "report"}
         workers: 1
-    """))
+    """) + extra)
     return load_suite(tmp_path / "run.yaml")
 
 
@@ -80,7 +81,8 @@ def test_metrics_on_a_hand_made_suite(tmp_path):
 def test_phase1_searches_each_distinct_instance_once_and_reuses_the_store(tmp_path):
     config = write_config(tmp_path)
     first = run_suite(config, progress=False)
-    assert first.searches_added == 4 * 4  # 3 ensemble instances + the full engine, 4 positions
+    # 3 ensemble instances + the full engine, and the full engine at the trio's 3 × 400 nodes; 4 positions
+    assert first.searches_added == 4 * 4 + 4
     again = run_suite(config, progress=False)
     assert again.searches_added == 0
     assert [(s.player, s.criterion, s.val.successes) for s in again.scores] == \
@@ -88,8 +90,8 @@ def test_phase1_searches_each_distinct_instance_once_and_reuses_the_store(tmp_pa
 
 
 def test_a_killed_run_resumes_without_losing_or_duplicating(tmp_path, data_dir):
-    config = write_config(tmp_path, budget="nodes: 60000",
-                          suite=str(data_dir / "suites" / "wac.epd"), criteria="[majority]")
+    config = write_config(tmp_path, budget="nodes: 60000", suite=str(data_dir / "suites" / "wac.epd"),
+                          criteria="[majority]", extra="full_at_total: false\n")  # resuming, not the total
     run = [sys.executable, "-m", "concilio", "suite", str(tmp_path / "run.yaml"), "--quiet", "--workers", "1"]
     proc = subprocess.Popen(run, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     store_path = tmp_path / "store.sqlite"
