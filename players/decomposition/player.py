@@ -1,11 +1,9 @@
 """The decomposition player: the workers search one tree; the answer is a
-``SearchResult`` like any searcher's, so tournaments and UCI use it unchanged."""
+``SearchResult`` like any searcher's, so tournaments and UCI use it unchanged.  The
+searching itself is a :class:`.session.Session`; this module gives it a player's face."""
 from __future__ import annotations
 
-import logging
-import threading
 import time
-import uuid
 from dataclasses import replace
 
 import chess
@@ -14,17 +12,9 @@ from base.runner import Runner
 from players.limits import Limit, LimitLike, as_limit
 from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
 from players.result import SearchResult
-from players.searcher import mate_in_moves
 from players.speed import equal_time
-from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
-from .lockstep import run_lockstep
-from .master_clock import run_master_tree
-from .split_clock import run_split_clock
-from .runner import drop_prefix, new_table, open_runner, release_table
-
-
-LOG = logging.getLogger(__name__)
+from .session import Session
 
 
 class DecompositionPlayer(BasePlayer):
@@ -35,197 +25,61 @@ class DecompositionPlayer(BasePlayer):
     def __init__(self, config: DecompositionConfig, runner: Runner | None = None, name: str = "") -> None:
         super().__init__(name or f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)",
                          Settings(config.search.hash_mb, config.workers, COORDINATED_OVERHEAD_MS))
-        self.config = config
-        self._runner = runner
-        self._own = runner is None
-        self._game = uuid.uuid4().hex[:8]
-        self._move = 0
-        self._table = ""  # the game's shared table, with ``shared_table: true``
-        self.master: Master | None = None
-        self.last_lockstep = None  # lazy_cluster, master_tree: the last move's result (node-clock metrics)
-        self._lockstep = None  # their workers (in this process, or the lazy cluster's DaskLockstep on a runner)
-        self._stop_lockstep = False
+        self.session = Session(config, runner)
+
+    @property
+    def config(self) -> DecompositionConfig:
+        return self.session.config
 
     @property
     def clocked(self) -> bool:
-        """On the node clock (the lazy cluster, the master tree and its policies, splitting with
-        ``node_clock``, the root policies): every worker a machine of its own."""
-        c = self.config
-        return (c.lockstep is not None or c.master_tree is not None or c.split_clock is not None
-                or c.root_policy is not None)
-
-    def _start(self) -> None:
-        if self.clocked:
-            if self._lockstep is None:
-                self._lockstep_transport()
-            return
-        if self._runner is None:
-            self._runner = open_runner(self.config.workers, self.config.scheduler, threads=self.config.threads,
-                                       in_process=self.config.in_process)
-            self._options()
-
-    def _lockstep_transport(self) -> None:
-        """The lazy cluster's workers: in this process one after the other (``in_process``,
-        or a single worker), else on Dask workers (a local cluster of at most 2 processes,
-        or the scheduler's)."""
-        from .lockstep import InProcess
-        c = self.config
-        if c.master_tree is not None or c.split_clock is not None:  # their workers always run in this process
-            from .master_worker import InProcessTeam
-            self._lockstep = InProcessTeam(c.search, c.workers)
-        elif c.root_policy is not None:  # so do the root policies'
-            from .root_worker import ClockTeam
-            self._lockstep = ClockTeam(c.search, c.workers)
-        elif c.in_process or (c.workers == 1 and not c.scheduler):
-            self._lockstep = InProcess(c.search, c.workers)
-        else:
-            from .lockstep_dask import DaskLockstep
-            self._lockstep = DaskLockstep(c.search, c.workers, min(c.workers, 2), c.scheduler)
-
-    def _configured(self, old: Settings) -> None:
-        """The searchers' table and the number of workers, from the next start on."""
-        new = self._settings
-        self.config = replace(self.config.with_workers(new.threads),
-                              search=replace(self.config.search, hash_mb=float(new.hash_mb or 16)))
-
-    def describe(self) -> str:
-        c = self.config
-        where = ("threads of this process" if c.in_process or c.master_tree is not None or c.split_clock is not None
-                 or c.root_policy is not None
-                 else f"Dask workers at {c.scheduler}" if c.scheduler else "local Dask workers")
-        return (f"{self.name}: {c.algorithm} on {c.workers} {where}, evaluation {c.search.mask}, hash "
-                f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
+        """On the node clock: every worker a machine of its own (``Session.clocked``)."""
+        return self.session.clocked
 
     @property
-    def runner(self):
-        return self._runner
+    def last_lockstep(self):
+        """On the node clock: the last move's result (its metrics)."""
+        return self.session.last
 
-    def new_game(self) -> None:
-        self.start()
-        if self.clocked:
-            self._lockstep.new_game()
-            return
-        if self._runner is not None:
-            drop_prefix(self._runner, self._game)
-            self._release_table()
-        self._game = uuid.uuid4().hex[:8]  # fresh tables: a new key on every worker
-        if self._runner is not None:
-            self._options()  # the game's shared table now (tens of MB zeroed), not inside the first timed move
+    @property
+    def master(self):
+        """On the wall clock: the last move's master."""
+        return self.session.master
 
-    def _options(self):
-        """The search options, with the game's shared table (created on the first move)."""
-        if not self.config.shared_table:
-            return self.config.search
-        if not self._table:
-            self._table = new_table(self._runner, f"concilio-{self._game}", self.config.search.hash_mb)
-        return replace(self.config.search, table=self._table)
+    @property
+    def runner(self) -> Runner | None:
+        return self.session.runner
 
     @property
     def table(self) -> str:
         """The name of this game's shared table ("" without ``shared_table``)."""
-        return self._table
+        return self.session.table
 
-    def _release_table(self) -> None:
-        """Free the game's shared table (after its searchers are dropped)."""
-        if self._table:
-            release_table(self._runner, self._table)
-            self._table = ""
+    def _start(self) -> None:
+        self.session.start()
+
+    def _configured(self, old: Settings) -> None:
+        """The searchers' table and the number of workers, from the next start on."""
+        new = self._settings
+        config = self.session.config
+        self.session.config = replace(config.with_workers(new.threads),
+                                      search=replace(config.search, hash_mb=float(new.hash_mb or 16)))
+
+    def describe(self) -> str:
+        c = self.config
+        return (f"{self.name}: {c.algorithm} on {c.workers} {self.session.where}, evaluation {c.search.mask}, hash "
+                f"{c.search.hash_mb:g} MB{', one shared table' if c.shared_table else ''}")
+
+    def new_game(self) -> None:
+        self.start()
+        self.session.new_game()
 
     def stop(self) -> None:
-        self._stop_lockstep = True
-        if self.master is not None:
-            self.master.abort()
+        self.session.stop()
 
     def search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """Iterative deepening over the workers within ``limits``; a deadline or node limit
-        ends the search and the last completed iteration answers.  ``searchmoves``
-        restricts the root (abdada, shared-table lazy SMP, the lazy cluster and the master tree)."""
-        if self.config.master_tree is not None:
-            return self._master_tree_search(board, limits, searchmoves)
-        if self.config.split_clock is not None:
-            return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_split_clock(
-                self._lockstep, self.config.split_clock, fen, moves, nodes, depth, tuple(searchmoves), stopped),
-                searchmoves)
-        if self.config.root_policy is not None:
-            return self._root_policy_search(board, limits, searchmoves)
-        if self.config.lockstep is not None:
-            return self._lockstep_search(board, limits, searchmoves)
-        start = time.perf_counter()
-        root = board.root()
-        moves = tuple(m.uci() for m in board.move_stack)
-        self._move += 1
-        # One key per game keeps each worker's table warm from move to move.
-        master = Master(self._runner, self._options(), f"{self._game}", first_job=self._move * 1_000_000,
-                        **self.config.master_options())
-        master.node_limit = limits.nodes
-        self.master = master
-        timer = None
-        if limits.movetime is not None:
-            timer = threading.Timer(limits.movetime / 1000.0, master.abort)
-            timer.daemon = True
-            timer.start()
-        try:
-            result = iterate(master, self.config.algorithm, root.fen(), moves, limits.depth or 64,
-                             self.config.tt_exchange, tuple(searchmoves))
-        except Aborted:  # not even the first iteration completed: any allowed move, searched by no one
-            legal = searchmoves[0] if searchmoves else next(iter(board.legal_moves)).uci()
-            return SearchResult(bestmove=legal, score_cp=0, mate=None, pv=(legal,), depth=0, root_moves_searched=0,
-                                root_moves=board.legal_moves.count(), seldepth=None, nodes=master.tally.nodes,
-                                time=time.perf_counter() - start, fen=board.fen())
-        finally:
-            if timer is not None:
-                timer.cancel()
-        n_root = len(searchmoves) or board.legal_moves.count()
-        return SearchResult(bestmove=result.move, score_cp=result.score, mate=mate_in_moves(result.score),
-                            pv=result.pv or (result.move,), depth=result.depth,
-                            root_moves_searched=n_root,  # the answering iteration was completed: every root move
-                            root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
-                            time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
-
-    def _lockstep_search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """The lazy cluster: ``limits.nodes`` per worker (k times that in all) or ``limits.depth``;
-        a deadline ends it at a slice boundary."""
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_lockstep(
-            self._lockstep, self.config.lockstep, fen, moves, nodes, depth, stopped, tuple(searchmoves)), searchmoves)
-
-    def _master_tree_search(self, board: chess.Board, limits: Limit,
-                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """Jurčovič's master tree on the node clock: ``limits.nodes`` per worker (the clock's
-        nodes; k times that at most in all) or ``limits.depth``; a deadline ends it at a slice
-        boundary; ``searchmoves`` restrict the root's children."""
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_master_tree(
-            self._lockstep, self.config.master_tree, fen, moves, nodes, depth, tuple(searchmoves), stopped),
-            searchmoves)
-
-    def _root_policy_search(self, board: chess.Board, limits: Limit,
-                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """UIDPABS or Devesa's mixed strategy on the node clock: ``limits.nodes`` per worker (the
-        clock's end) or ``limits.depth``; a deadline or a stop ends the running searches."""
-        from .root_policy import run_root_policy
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_root_policy(
-            self._lockstep, self.config.root_policy, fen, moves, nodes, depth, stopped, tuple(searchmoves),
-            deepening=limits.depth is None), searchmoves)
-
-    def _clocked(self, board: chess.Board, limits: Limit, run, searchmoves: tuple[str, ...]) -> SearchResult:
-        """A search on the node clock: its depth where no node budget is given, a deadline
-        checked at slice boundaries; the move's node-clock metrics kept in ``last_lockstep``
-        and logged."""
-        start = time.perf_counter()
-        moves = tuple(m.uci() for m in board.move_stack)
-        depth = limits.depth
-        if limits.nodes is None and depth is None:
-            depth = 64 if limits.movetime is not None else 8
-        deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
-        self._stop_lockstep = False
-        stopped = lambda: self._stop_lockstep or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run(board.root().fen(), moves, limits.nodes, depth, stopped)
-        self.last_lockstep = r
-        LOG.info("%s: %s", board.fen(), r.metrics())
-        n_root = len(searchmoves) or board.legal_moves.count()
-        return SearchResult(bestmove=r.move, score_cp=r.score, mate=mate_in_moves(r.score), pv=r.pv or (r.move,),
-                            depth=r.depth, root_moves_searched=n_root, root_moves=n_root, seldepth=None,
-                            nodes=r.nodes, time=time.perf_counter() - start, iterations=r.iterations,
-                            fen=board.fen())
+        """``Session.search``: iterative deepening over the workers within ``limits``."""
+        return self.session.search(board, limits, searchmoves)
 
     def play(self, board: chess.Board, limit: LimitLike, info: InfoCallback | None = None) -> Played:
         """A move as a :class:`players.player.Player`: the search's iterations reach ``info``
@@ -241,17 +95,9 @@ class DecompositionPlayer(BasePlayer):
         if info is not None:
             for it in result.iterations:
                 info(it)
-        report = (self.last_lockstep.metrics(),) if self.clocked else ()  # UCI: info string
+        report = (self.session.last.metrics(),) if self.clocked else ()  # UCI: info string
         return Played.of(result, result.bestmove, time.perf_counter() - start, result.nodes, report=report)
 
     def close(self) -> None:
-        if self._runner is not None and self._table:
-            drop_prefix(self._runner, self._game)
-            self._release_table()
-        if self._own and self._runner is not None:
-            self._runner.close()
-        self._runner = None
-        if self._lockstep is not None:
-            self._lockstep.close()
-            self._lockstep = None
+        self.session.close()
         self._started = False

@@ -14,7 +14,7 @@ from players.position import Position
 from players.result import SearchResult
 from .config import DecompositionConfig
 from .jobs import SearcherConfig
-from .player import DecompositionPlayer
+from .session import Session
 
 
 class TeamSearcher:
@@ -29,22 +29,27 @@ class TeamSearcher:
         options = SearcherConfig(spec.letters, hash_mb, null_move, lmr, futility, weights=spec.weights)
         config = DecompositionConfig(f"team-{spec.letters}", "abdada", threads, search=options, shared_table=True,
                                      in_process=True)
-        self.player = DecompositionPlayer(config).start()
+        self.session = Session(config).start()
+
+    @property
+    def player(self) -> Session:
+        """The session (the name ``tests/ensemble/test_two_level.py`` reads its runner by)."""
+        return self.session
 
     def search(self, position: Position | chess.Board | str | None, limits: Limit, info=None, *,
                searchmoves: Sequence[str] | None = None, margin_probe: bool = False,
                clear_stop: bool = True) -> SearchResult:
         board = _board(position)
-        return self.player.search(board, limits, tuple(searchmoves or ()))
+        return self.session.search(board, limits, tuple(searchmoves or ()))
 
     def new_game(self) -> None:
-        self.player.new_game()
+        self.session.new_game()
 
     def stop(self) -> None:
-        self.player.stop()
+        self.session.stop()
 
     def close(self) -> None:
-        self.player.close()
+        self.session.close()
 
 
 def _board(position: Position | chess.Board | str | None) -> chess.Board:
