@@ -29,7 +29,7 @@ import statistics
 import sys
 import time
 
-from base.dask_runner import DaskRunner
+from base.runner.dask import DaskRunner
 from ensemble.config import Budget, ClusterConfig, EnsembleConfig, InstanceConfig, SelectionConfig, default_label
 from ensemble.distribution import distribute
 from ensemble.player import EnsemblePlayer

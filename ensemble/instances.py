@@ -40,7 +40,7 @@ from ensemble.ballot import Ballot
 from ensemble.selection import CRITERIA
 
 if TYPE_CHECKING:
-    from base.dask_runner import DaskRunner, SlotJob
+    from base.runner.dask import DaskRunner, SlotJob
 
 SAFETY = 0.9  # share of a movetime the inline instances may search; the rest is selection
 Searches = tuple[list[InstanceReport], list[Ballot], float]  # reports, ballots, the move's deadline
@@ -120,7 +120,7 @@ class InlineInstances:
 class DaskInstances:
     """One instance resident on a Dask worker each (a local cluster by default, or the
     file's scheduler), its hash table warm for the whole game.  The instances' searches go
-    through one runner (``base.dask_runner``): each instance lives in a slot, a long-lived
+    through one runner (``base.runner.dask``): each instance lives in a slot, a long-lived
     actor on its worker, and a move costs one message out and one back per instance (and,
     while a ``progress`` callback listens, one poll of each worker every ``INFO_EVERY_S``)."""
 
@@ -138,7 +138,7 @@ class DaskInstances:
         self._overdue: dict[str, tuple[SlotJob, float]] = {}  # the last move's late jobs: job, when it was due
 
     def start(self) -> None:
-        from base.dask_runner import DaskRunner
+        from base.runner.dask import DaskRunner
         c = self.config.cluster
         n = len(self.config.instances)
         if self._cluster is None:

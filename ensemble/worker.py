@@ -1,7 +1,7 @@
 """What runs on a Dask worker: instances kept resident in the worker process for a
 whole game, so each keeps its hash table warm between moves.
 
-The coordinator sends these jobs through its runner (``base.dask_runner``) to the slot
+The coordinator sends these jobs through its runner (``base.runner.dask``) to the slot
 that holds the instance; the instances live in the runner's state on that worker, which
 stops their searches when the runner or the worker closes.  ``stop_instances`` is sent as
 a runner signal, which runs on the worker's event loop and so reaches a search that is

@@ -135,10 +135,10 @@ def test_three_instances_on_two_worker_threads_are_told_so_and_all_vote(schedule
 
 
 def test_a_scheduler_without_workers_is_waited_for_aloud_then_named(tmp_path, monkeypatch):
-    import base.dask_runner
+    import base.runner.dask
     from base.cluster import ClusterError
-    monkeypatch.setattr(base.dask_runner, "START_TIMEOUT_S", 3.0)
-    monkeypatch.setattr(base.dask_runner, "WAITING_SAID_EVERY_S", 1.0)
+    monkeypatch.setattr(base.runner.dask, "START_TIMEOUT_S", 3.0)
+    monkeypatch.setattr(base.runner.dask, "WAITING_SAID_EVERY_S", 1.0)
     address = f"tcp://127.0.0.1:{_free_port()}"
     lone = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
                              address.rsplit(":", 1)[1], "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,

@@ -13,7 +13,7 @@ import time
 import chess
 import pytest
 
-import base.dask_runner
+import base.runner.dask
 from base.cluster import ClusterError, open_cluster
 from ensemble.config import Budget, load_ensemble
 from ensemble.decision import Decision, InstanceReport
@@ -170,8 +170,8 @@ def test_inline_mode_decides_exactly_like_the_cluster_under_a_node_budget():
 def test_an_ensemble_waiting_for_workers_says_so_then_fails_clearly(monkeypatch):
     """A scheduler nobody has started workers for: the wait is told every few seconds with
     the count, and ends in one sentence saying how to start them."""
-    monkeypatch.setattr(base.dask_runner, "START_TIMEOUT_S", 1.5)
-    monkeypatch.setattr(base.dask_runner, "WAITING_SAID_EVERY_S", 0.5)
+    monkeypatch.setattr(base.runner.dask, "START_TIMEOUT_S", 1.5)
+    monkeypatch.setattr(base.runner.dask, "WAITING_SAID_EVERY_S", 0.5)
     config = load_ensemble(text="instances: [MBXP, MXKA, MBKR]\nselection: {criterion: majority}\n")
     said = []
     with open_cluster(0, dashboard=False) as cluster:  # a scheduler with no worker
