@@ -3,15 +3,19 @@ scheduler's workers.
 
 * :func:`open_cluster` starts a ``LocalCluster`` on loopback (worker processes, a quiet
   housekeeping schedule, the dashboard on an ephemeral loopback port) or connects to an
-  existing scheduler.  Work reaches the workers through a runner (``base.runner``,
-  ``base.dask_runner``), never through the client directly.
+  existing scheduler.  Work reaches the workers through a runner (``base.runner``), never
+  through the client directly.
+* :class:`Remote` is an experiment's choice of an existing scheduler (``--scheduler``, or
+  a file's ``cluster:`` section, :func:`read_remote`), checked where it is given.
 """
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from base.config import FieldPath, YamlSource, as_mapping, check_keys, get_int
 from base.errors import ConcilioError
 from base.interrupts import deaf_children, held_signals
 from base.logs import worker_log_level
@@ -28,10 +32,51 @@ QUIET = {
     "distributed.worker.memory.monitor-interval": "2s",
 }
 CONNECT_TIMEOUT_S = 30.0
+SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
+REMOTE_KEYS = {"scheduler", "slots"}
 
 
 class ClusterError(ConcilioError, RuntimeError):
     """The cluster could not be started or reached."""
+
+
+@dataclass(frozen=True)
+class Remote:
+    """An existing Dask scheduler an experiment's units of work (games, searches) run on:
+    one at a time in every thread of its workers, those that join later too, or in at most
+    ``slots`` of them.  Under node budgets a unit's result does not depend on where it ran."""
+
+    scheduler: str
+    slots: int | None = None
+
+    def capped(self, slots: int | None) -> Remote:
+        """The same scheduler at most ``slots`` at once (None or 0: as before): the command
+        line's ``--concurrency`` / ``--workers`` beats the file."""
+        return Remote(self.scheduler, slots) if slots else self
+
+
+def remote(address: str, given_as: str = "--scheduler", slots: int | None = None) -> Remote:
+    """``address`` checked (``tcp://host:port``): a wrong one is one clear line (exit 2), not
+    a connection that times out later."""
+    if not isinstance(address, str) or not SCHEDULER_ADDRESS.match(address):
+        raise ClusterError(f"{given_as} {address!r} is not a Dask scheduler address: give tcp://host:port, "
+                           "e.g. tcp://10.0.0.5:8786")
+    return Remote(address, slots or None)
+
+
+def read_remote(src: YamlSource, data: dict, path: FieldPath = ("cluster",)) -> Remote | None:
+    """An experiment file's ``cluster: {scheduler: tcp://host:port, slots: N}`` (``slots``:
+    at most that many units at once; without it, every worker thread); None without one."""
+    section = as_mapping(src, data.get(path[-1]), path)
+    if section is None:
+        return None
+    check_keys(src, section, path, REMOTE_KEYS)
+    address = section.get("scheduler")
+    slots = get_int(src, section, path + ("slots",), None, 1, 100_000)
+    if not isinstance(address, str) or not SCHEDULER_ADDRESS.match(address):
+        src.problem(path + ("scheduler",), f"{address!r} is not a scheduler address like tcp://host:8786")
+        return None
+    return Remote(address, slots)
 
 
 @dataclass
@@ -119,9 +164,16 @@ def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_wor
 
 
 def _dashboard(client) -> str | None:
+    """The dashboard's address; None when the scheduler serves none (``dask scheduler
+    --no-dashboard``, or bokeh missing), where Dask would still name its default port."""
+    import socket
+    from urllib.parse import urlsplit
     try:
-        return client.dashboard_link
-    except Exception:  # noqa: BLE001 - no dashboard (bokeh missing, or disabled on the scheduler)
+        link = client.dashboard_link
+        where = urlsplit(link)
+        socket.create_connection((where.hostname, where.port or 80), timeout=1.0).close()
+        return link
+    except Exception:  # noqa: BLE001 - no dashboard
         return None
 
 

@@ -21,12 +21,12 @@ and then::
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from base.cluster import SCHEDULER_ADDRESS
 from base.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.limits import Limit
@@ -61,7 +61,6 @@ SEARCH_KEYS = {"aspiration", "null_move", "lmr", "futility", "depth_cap"}
 DISTRIBUTION_KEYS = {"criterion", "n", "order", "seed", "factor", "focus", "sigma", "weights", "search"}
 BUDGET_KEYS = {"movetime", "nodes", "depth", "budget_mode", "deadline_ms"}
 CLUSTER_KEYS = {"workers", "scheduler", "threads_per_worker", "dashboard", "inline"}
-SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
 DEFAULT_NODE_DEADLINE_MS = 120_000
 
 

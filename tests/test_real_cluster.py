@@ -2,12 +2,10 @@
 ``dask scheduler`` and two ``dask worker`` processes started here on loopback, the way a
 cluster of machines is used (``cluster: {scheduler: tcp://...}`` in the player's file).
 
-The workers are separate processes that import the project from the checkout (PYTHONPATH),
-compile the engine on first use, and are killed when the test ends, passed or failed."""
+The cluster is ``tests.loopback``'s; the experiments' own tests on it are in
+``tests/tournaments/test_on_a_scheduler.py``."""
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,65 +16,18 @@ import yaml
 
 from ensemble.catalog import build, describe
 from players.limits import Limit
+from tests.loopback import free_port, loopback, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs"
-START_TIMEOUT_S = 60.0
 
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def scheduler(tmp_path_factory) -> str:
     """``tcp://127.0.0.1:port`` of a scheduler with two single-threaded worker processes."""
-    from distributed import Client
-    logs = tmp_path_factory.mktemp("dask-logs")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    address = f"tcp://127.0.0.1:{_free_port()}"
-    dask = [sys.executable, "-m", "distributed.cli.{}"]
-    processes: list[subprocess.Popen] = []
-
-    def spawn(args: list[str], log: str) -> None:
-        with open(logs / log, "wb") as out:
-            processes.append(subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
-
-    try:
-        spawn([dask[0], dask[1], dask[2].format("dask_scheduler"), "--host", "127.0.0.1",
-               "--port", address.rsplit(":", 1)[1], "--no-dashboard"], "scheduler.log")
-        for i in range(2):
-            spawn([dask[0], dask[1], dask[2].format("dask_worker"), address, "--nthreads", "1", "--nworkers", "1",
-                   "--host", "127.0.0.1", "--no-dashboard", "--name", f"w{i}"], f"worker{i}.log")
-        with Client(address, timeout=START_TIMEOUT_S) as client:
-            client.wait_for_workers(2, timeout=START_TIMEOUT_S)
-            # The workers import the project from the checkout, not from an installed copy.
-            where = client.run(lambda: __import__("base.cluster").__file__)
-            assert all(Path(f).resolve().is_relative_to(ROOT) for f in where.values()), where
-        yield address
-    except BaseException:
-        for p in processes:
-            _stop(p)
-        for log in sorted(logs.iterdir()):
-            sys.stderr.write(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}\n")
-        raise
-    finally:
-        for p in processes:
-            _stop(p)
+    yield from (c.address for c in loopback(tmp_path_factory.mktemp("dask-logs")))
 
 
 def _on_scheduler(tmp_path: Path, config: Path, kind: str, address: str) -> Path:
@@ -139,7 +90,7 @@ def test_a_scheduler_without_workers_is_waited_for_aloud_then_named(tmp_path, mo
     from base.cluster import ClusterError
     monkeypatch.setattr(base.runner.dask, "START_TIMEOUT_S", 3.0)
     monkeypatch.setattr(base.runner.dask, "WAITING_SAID_EVERY_S", 1.0)
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    address = f"tcp://127.0.0.1:{free_port()}"
     lone = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
                              address.rsplit(":", 1)[1], "--no-dashboard"], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -150,6 +101,6 @@ def test_a_scheduler_without_workers_is_waited_for_aloud_then_named(tmp_path, mo
                                                f"`dask worker {address} --nthreads 1`"):
             player.start()
     finally:
-        _stop(lone)
+        stop(lone)
     assert said and said[0] == f"waiting for workers (0/3) on the scheduler {address}", said
     assert len(said) >= 2

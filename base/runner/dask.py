@@ -238,12 +238,15 @@ class DaskRunner:
     ``warm`` runs once in every slot before the first job (loading compiled code).  Until
     ``min_workers`` have joined (at most ``worker_timeout`` seconds, ``START_TIMEOUT_S`` by
     default) it says every few seconds to ``tell`` how many of the ``wanted`` worker threads
-    there are."""
+    there are.  A slot per worker thread, those of workers that join later too, or at most
+    ``slots`` live ones (an experiment told to use fewer of a shared cluster's threads)."""
 
     def __init__(self, cluster: Cluster, *, own: bool = False, warm: Callable[[], Any] | None = None,
                  min_workers: int = 1, direct: bool = True, wanted: int | None = None,
-                 tell: Callable[[str], None] | None = None, worker_timeout: float | None = None) -> None:
+                 tell: Callable[[str], None] | None = None, worker_timeout: float | None = None,
+                 slots: int | None = None) -> None:
         self.cluster = cluster
+        self.most = slots
         self.client = cluster.client
         self.local = cluster.local is not None
         self.messages = 0
@@ -272,14 +275,14 @@ class DaskRunner:
     def start(cls, workers: int | None = 2, scheduler: str | None = None, *, threads_per_worker: int = 1,
               dashboard: bool = False, warm: Callable[[], Any] | None = None, min_workers: int = 1,
               direct: bool = True, wanted: int | None = None, tell: Callable[[str], None] | None = None,
-              worker_timeout: float | None = None) -> DaskRunner:
+              worker_timeout: float | None = None, slots: int | None = None) -> DaskRunner:
         """A runner on a local cluster of ``workers`` processes (or the workers of
         ``scheduler``, once ``min_workers`` have joined), closed with the runner.
         ``direct=False`` sends every job as an actor call (to measure what the channels save)."""
         cluster = open_cluster(workers or 2, scheduler, threads_per_worker, dashboard)
         try:
             return cls(cluster, own=True, warm=warm, min_workers=min_workers, direct=direct, wanted=wanted, tell=tell,
-                       worker_timeout=worker_timeout)
+                       worker_timeout=worker_timeout, slots=slots)
         except BaseException:
             cluster.close()
             raise
@@ -311,6 +314,10 @@ class DaskRunner:
         slots over the workers (slot i on worker i mod n first)."""
         order = sorted(threads)
         addresses = [a for t in range(max(threads.values(), default=0)) for a in order if t < threads[a]]
+        if self.most is not None:
+            addresses = addresses[:max(0, self.most - sum(p.alive for p in self._places))]
+            if not addresses:
+                return []
         first = len(self._places)
         futures = [self.client.submit(Slot, self.name, actor=True, workers=[a], allow_other_workers=False, pure=False,
                                       key=f"{self.name}-slot-{first + i}-{uuid.uuid4().hex[:6]}")

@@ -8,13 +8,15 @@ from pathlib import Path
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 
 def add_parser(sub) -> None:
     p = command(sub, "match", "play a match, gauntlet or round robin (resumes from its output folder)",
                 "concilio match quick --concurrency 2")
     p.add_argument("config", help="match file, or a name in configs/tournaments (quick, thesis, calibration)")
-    p.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    p.add_argument("--concurrency", type=int, help="games in parallel (overrides the file; on a scheduler: at most)")
+    add_scheduler(p, "games")
     p.add_argument("--output", help="output folder (overrides the file)")
     add_quiet(p)
     p.add_argument("--summary-only", action="store_true",
@@ -28,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_match(args.config)
     if args.concurrency:
         config = replace(config, concurrency=args.concurrency)
+    remote = remote_of(args, config.remote, args.concurrency)
+    if remote is not None:
+        config = config.on_scheduler(remote)
     if args.output:
         config = replace(config, output=Path(args.output).resolve())
     if args.summary_only:

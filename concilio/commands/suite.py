@@ -7,12 +7,15 @@ from dataclasses import replace
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 
 def add_parser(sub) -> None:
     p = command(sub, "suite", "score players and selection criteria on EPD test suites", "concilio suite smoke")
     p.add_argument("config", help="suite-run file, or a name in configs/suites (thesis, smoke, ...)")
-    p.add_argument("--workers", type=int, help="Dask workers for phase 1 (overrides the file)")
+    p.add_argument("--workers", type=int, help="Dask workers for phase 1 (overrides the file; on a scheduler: at "
+                                               "most)")
+    add_scheduler(p, "searches")
     p.add_argument("--no-search", action="store_true", help="score only what the store holds")
     add_quiet(p)
     p.set_defaults(func=run)
@@ -24,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_suite(args.config)
     if args.workers:
         config = replace(config, workers=args.workers)
+    config = replace(config, remote=remote_of(args, config.remote, args.workers))
     outcome = run_suite(config, search=not args.no_search, progress=progress(args))
     print(format_outcome(outcome))
     print(f"\n{outcome.searches_added} searches added ({outcome.searches_stored} in {config.store}); "

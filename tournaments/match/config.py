@@ -18,20 +18,22 @@
     max_plies: 100            # then the thesis adjudication (full evaluation, one pawn = 100)
     adjudication: {draw: {moves: 10, score: 10, after: 40}, resign: {moves: 3, score: 600}}
     concurrency: 2            # games in parallel on Dask workers
+    cluster: {scheduler: tcp://10.0.0.5:8786, slots: 64}   # or on a running scheduler's workers (slots: at most)
     sprt: {elo0: 0, elo1: 20, alpha: 0.05, beta: 0.05}   # min_games: N plays on to N games once decided
     output: runs/quick
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import chess
 
-from base.config import (FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
-                             get_number, load_checked)
+from base.cluster import Remote, read_remote
+from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
+                         get_number, load_checked)
 from base.resources import resolve_data_reference
 from ensemble.catalog import PlayerSpec, entry, in_process
 from evaluation.spec import CATEGORIES
@@ -46,7 +48,7 @@ from tournaments.match.players import PlayerEntry
 from tournaments.training.provenance import excluded_openings
 
 TOP_KEYS = {"name", "description", "players", "baseline", "mode", "games", "openings", "time_control",
-            "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn"}
+            "max_plies", "adjudication", "concurrency", "sprt", "output", "pawn", "cluster"}
 FULL = PlayerEntry("instance", "full", CATEGORIES)
 
 
@@ -74,6 +76,14 @@ class MatchConfig:
     source: str
     digest: str
     openings_excluded: int = 0  # book openings left out by openings.exclude
+    remote: Remote | None = None  # a running Dask scheduler the games run on (cluster:, --scheduler)
+
+    def on_scheduler(self, remote: Remote) -> MatchConfig:
+        """This match with its games on ``remote``'s workers (``ConfigError`` when a player has
+        Dask workers of its own: a game on a worker cannot start a cluster)."""
+        if _own_workers(self.players):
+            raise ConfigError([f"{self.source}: {_OWN_WORKERS} {_NOT_REMOTE}"])
+        return replace(self, remote=remote)
 
     def entry(self, name: str) -> PlayerEntry:
         return next(p for p in self.players if p.name == name)
@@ -146,9 +156,11 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
                       int(get_number(src, data, ("pawn",), 100, low=1)),
                       *_adjudication(src, data.get("adjudication")))
     concurrency = get_int(src, data, ("concurrency",), 1, 1, 256) or 1
-    if concurrency > 1 and any(p.inline is False or not in_process(p) for p in players):
-        src.problem(("concurrency",), "players with their own Dask workers (decomposition or cascade without "
-                    "in_process, distributed ensembles) need concurrency: 1")
+    if concurrency > 1 and _own_workers(players):
+        src.problem(("concurrency",), f"{_OWN_WORKERS} need concurrency: 1")
+    remote = read_remote(src, data)
+    if remote is not None and _own_workers(players):
+        src.problem(("cluster",), f"{_OWN_WORKERS} {_NOT_REMOTE}")
     for i, p in enumerate(players):
         if (p.time_control or rules.time_control).equal_time and p.kind in ("uci", "xboard"):
             field = ("players", i, "time_control") if p.time_control else ("time_control",)
@@ -159,7 +171,16 @@ def _parse(src: YamlSource, folder: Path, digest: str, given: str) -> MatchConfi
     name = str(data.get("name", Path(src.name).stem))
     output = Path(str(data.get("output", f"runs/{name}")))  # under the current directory
     return MatchConfig(name, tuple(players), baseline, mode, games, chosen.openings, rules, concurrency, sprt,
-                       output, given, digest, chosen.excluded)
+                       output, given, digest, chosen.excluded, remote)
+
+
+_OWN_WORKERS = ("players with their own Dask workers (decomposition or cascade without in_process, distributed "
+                "ensembles)")
+_NOT_REMOTE = "cannot play on a scheduler's workers (a game there cannot start a cluster of its own)"
+
+
+def _own_workers(players) -> bool:
+    return any(p.inline is False or not in_process(p) for p in players)
 
 
 def _players(src: YamlSource, value: Any) -> list[PlayerEntry]:

@@ -230,7 +230,7 @@ def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSum
 def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
               runner: Runner | None = None) -> MatchOutcome:
     """Play what the match folder lacks, on ``runner`` (lent by the caller) or on a runner of
-    its own: ``concurrency`` workers, or this process for one."""
+    its own: ``concurrency`` workers, or this process for one, or the scheduler's workers."""
     folder = config.output
     folder.mkdir(parents=True, exist_ok=True)
     records = read_records(folder)
@@ -267,7 +267,7 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
 
     try:
         if not stopped and todo:
-            stopped = _play(config, todo, finish, runner)
+            stopped = _play(config, todo, finish, runner, out)
     finally:
         bar.close()
     write_summary(config, summaries, folder, records)
@@ -275,15 +275,16 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
 
 
 def _play(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool],
-          runner: Runner | None) -> bool:
-    """Play ``todo`` as the runner's slots free up, each finished game handed to ``finish``
-    at once; True when ``finish`` says the match is decided (no further game starts)."""
+          runner: Runner | None, out: Callable[[str], None] = print) -> bool:
+    """Play ``todo`` as the runner's slots free up (``concurrency`` local workers, or the
+    workers of ``config.remote``'s scheduler), each finished game handed to ``finish`` at
+    once; True when ``finish`` says the match is decided (no further game starts)."""
     def failed(args: tuple, exc: BaseException) -> None:  # the game is replayed on resume
         print(f"game {args[0].id} failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
               file=sys.stderr)
 
     games = [(s, config.entry(s.white), config.entry(s.black), config) for s in todo]
-    with borrowed_or_own(config.concurrency, runner, dashboard=False) as used:
+    with borrowed_or_own(config.concurrency, runner, remote=config.remote, tell=out, dashboard=False) as used:
         for _, record in used.map(play_game_task, games, on_error=failed):
             if finish(record):
                 return True

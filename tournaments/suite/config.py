@@ -18,6 +18,7 @@ which budget, which selection criteria, where the store and the report go::
     store: results/thesis.sqlite   # relative to the repository root
     report: reports/thesis
     workers: 2
+    cluster: {scheduler: tcp://10.0.0.5:8786}   # or search on a running scheduler's workers (slots: N, at most)
 
 Paths of suites are relative to the config file's folder, then to the repository.
 """
@@ -27,15 +28,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from base.cluster import Remote, read_remote
 from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
-                             load_checked)
+                         load_checked)
 from base.resources import resolve_data_reference
 from ensemble.config import EnsembleConfig, InstanceConfig, default_label, load_ensemble, resolve_model
 from ensemble.selection import CRITERIA, SelectionError, check_params
 from evaluation.spec import FULL_ENGINE, EvalSpec, EvalSpecError
 
 TOP_KEYS = {"name", "description", "suites", "players", "budget", "criteria", "store", "report", "workers",
-            "margin_probe", "learn", "full_at_total"}
+            "margin_probe", "learn", "full_at_total", "cluster"}
 LEARN_KEYS = {"suites", "players", "model"}
 SUITE_KEYS = {"path", "name", "first", "every", "role"}
 # What a suite is for: exploring, choosing players and criteria, or confirming a choice made
@@ -110,6 +112,7 @@ class SuiteRunConfig:
     source: str = ""
     learn: LearnConfig | None = None
     full_at_total: bool = True
+    remote: Remote | None = None  # a running Dask scheduler phase 1 searches on (cluster:, --scheduler)
 
     @property
     def budget_key(self) -> str:
@@ -190,7 +193,7 @@ def _parse(src: YamlSource, folder: Path, given: str) -> SuiteRunConfig | None:
     report = Path(str(data.get("report", f"reports/{name}")))
     full_at_total = get_bool(src, data, ("full_at_total",), True)
     return SuiteRunConfig(name, tuple(suites), tuple(players), budget, tuple(criteria), store, report, workers,
-                          margin_probe, given, learn, full_at_total)
+                          margin_probe, given, learn, full_at_total, read_remote(src, data))
 
 
 def _learn(src: YamlSource, value: Any, suites: list[SuiteSource], players: list[PlayerSpec]) -> LearnConfig | None:

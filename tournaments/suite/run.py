@@ -82,7 +82,7 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
         added = 0
         if search:
             added = run_searches(store, search_sets(config), positions, config.margin_probe, config.workers,
-                                 runner=runner, progress=progress)
+                                 runner=runner, progress=progress, remote=config.remote)
         elapsed = time.perf_counter() - started
         training = None
         if config.learn is not None:
@@ -98,9 +98,10 @@ def run_suite(config: SuiteRunConfig, *, search: bool = True, progress: bool = T
     families = adjust_comparisons(scores, roles)
     by_role = {role: [name for name, r in roles.items() if r == role] for role in ("choose", "confirm")}
     role_text = "".join(f" Suites to {role}: {', '.join(names)}." for role, names in by_role.items() if names)
+    where = f"on the scheduler {config.remote.scheduler}" if config.remote else f"{config.workers} workers"
     header = (f"# Suite run `{config.name}`\n\nConfig `{config.source}`; budget {config.budget_key} per instance "
               f"and position; suites: " + ", ".join(f"{s.name} ({len(s.positions)} positions)" for s in suites)
-              + f". Phase 1 added {added} searches in {elapsed:.0f} s ({config.workers} workers).\n\n"
+              + f". Phase 1 added {added} searches in {elapsed:.0f} s ({where}).\n\n"
               f"Intervals are 95% Wilson intervals; 'vs full' compares a player with the full engine {FULL_LABEL} "
               "on the same positions: McNemar is the exact McNemar test on solved (+positions only this player "
               "solves / −only the full engine solves), sign the exact sign test on the points of the moves played "

@@ -16,6 +16,7 @@ from typing import Sequence
 
 import chess
 
+from base.cluster import Remote
 from base.runner import Resident, Runner, borrowed_or_own
 from ensemble.config import InstanceConfig
 from ensemble.evidence import pv_end
@@ -83,10 +84,12 @@ def run_phase1(store: SearchStore, instances: dict[str, InstanceConfig], positio
 
 
 def run_searches(store: SearchStore, sets: Sequence[SearchSet], positions: Sequence[SuitePosition],
-                 margin_probe: bool, workers: int, runner: Runner | None = None, progress: bool = True) -> int:
+                 margin_probe: bool, workers: int, runner: Runner | None = None, progress: bool = True,
+                 remote: Remote | None = None) -> int:
     """Search what the store lacks, on ``runner`` (lent by the caller) or on a runner of its
-    own (``workers`` Dask workers, or this process for one); returns the number of searches
-    added.  A batch that fails is reported; the others are kept, and a rerun retries it."""
+    own (``workers`` Dask workers, this process for one, or the workers of ``remote``'s
+    scheduler); returns the number of searches added.  A batch that fails is reported; the
+    others are kept, and a rerun retries it."""
     fens = [p.fen for p in positions]
     for fen in dict.fromkeys(fens):
         store.add_position(fen, position_terms(chess.Board(fen)))
@@ -104,7 +107,7 @@ def run_searches(store: SearchStore, sets: Sequence[SearchSet], positions: Seque
 
     batches = [(j.key, j.instance, j.fens, j.limits, j.budget, margin_probe) for j in jobs]
     with tqdm(total=total, unit="search", desc="phase 1", disable=not progress, smoothing=0.05) as bar, \
-            borrowed_or_own(workers, runner, dashboard=False) as used:
+            borrowed_or_own(workers, runner, remote=remote, tell=tqdm.write, dashboard=False) as used:
         for args, rows in used.map(search_batch, batches, on_error=failed):
             added += store.add_searches(rows)
             bar.update(len(args[2]))
