@@ -75,6 +75,7 @@ import chess
 from players.core.search import INF, MAX_PLY
 from . import jobs
 from .aspiration import parallel_aspiration
+from .options import ALGORITHMS, MASTER_TREES
 from .runner import share_bounds, stop_running
 from .smp import lazy_smp, shared_smp, ybw_search
 from .wall import Aborted, ParallelResult, Tally, WallMaster, board_after, completed
@@ -82,9 +83,6 @@ from .wall import Aborted, ParallelResult, Tally, WallMaster, board_after, compl
 __all__ = ["ALGORITHMS", "MASTER_TREES", "Aborted", "Master", "ParallelResult", "Tally", "board_after", "child_depth",
            "completed", "fold_answer", "iterate", "ordered_moves"]
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw", "aspiration",
-              "lazy_cluster", "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
-MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tree's policies (.tree_policies)
 ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 

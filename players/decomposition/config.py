@@ -58,12 +58,8 @@ from base.config import (ConfigError, Located, YamlSource, as_mapping, check_key
                          load_checked)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.player import COORDINATED_OVERHEAD_MS, Settings
-from .algorithms import ALGORITHMS, MASTER_TREES
-from .jobs import SearcherConfig
-from .lockstep import LockstepConfig
-from .master_clock import MasterTreeConfig
-from .root_worker import ROOT_POLICIES, RootPolicyConfig
-from .split_clock import SplitClockConfig
+from .options import (ALGORITHMS, MASTER_TREES, ROOT_POLICIES, LockstepConfig, MasterTreeConfig, RootPolicyConfig,
+                      SearcherConfig, SplitClockConfig)
 
 TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
             "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "whole_budget",

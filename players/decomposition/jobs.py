@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from base.cluster import worker_address
 from base.runner import Resident
-from evaluation.spec import CATEGORIES
 from players.position import Position
 from players.result import IterationInfo
+from .options import SearcherConfig
 
 
 class RunningJobs:
@@ -43,43 +43,6 @@ _JOBS: Resident[RunningJobs] = Resident("decomposition.jobs")
 def running_jobs() -> RunningJobs:
     """The jobs running in this worker process (its runner's state): where stop orders find them."""
     return _JOBS.get_or_create("running", RunningJobs)
-
-
-@dataclass(frozen=True)
-class SearcherConfig:
-    """How a worker builds the searcher of a job: evaluation, table and search options
-    (plain data: it travels with every job)."""
-
-    mask: str = CATEGORIES
-    hash_mb: float = 16
-    null_move: bool = True
-    lmr: bool = True
-    futility: bool = True
-    exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
-    table: str = ""  # name of the table the workers share (shared memory, or their process's: ``threads``)
-    defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
-    weights: tuple[float, ...] | None = None  # the categories' weights (default 1)
-    ybw_threads: int = 0  # YBW: the searcher is a team of this many threads (``.ybw``); 0: one thread, no team
-    min_split_depth: int = 4  # YBW: nodes at least this deep may become split points
-
-    def with_ybw(self, threads: int, min_split_depth: int) -> SearcherConfig:
-        """These options for a YBW team of ``threads`` threads."""
-        return replace(self, ybw_threads=threads, min_split_depth=min_split_depth, defer=False)
-
-    def make_searcher(self):
-        from evaluation.spec import EvalSpec
-        from .shared_searcher import SharedSearcher
-        from .tables import shared_table
-        spec = EvalSpec.parse(self.mask, self.weights)
-        table = shared_table(self.table) if self.table else None
-        if self.ybw_threads:
-            from .ybw import YbwSearcher
-            return YbwSearcher(spec, self.hash_mb, threads=self.ybw_threads, min_split_depth=self.min_split_depth,
-                               table=table, null_move=self.null_move, lmr=self.lmr, futility=self.futility,
-                               exact=self.exact)
-        return SharedSearcher(spec, self.hash_mb, table=table,
-                              defer=self.defer and bool(self.table), null_move=self.null_move, lmr=self.lmr,
-                              futility=self.futility, exact=self.exact)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.result import IterationInfo
 from players.searcher import Searcher, mate_in_moves
-from .jobs import SearcherConfig
+from .options import LockstepConfig, SearcherConfig
 from .master_worker import SlicedRun
 
 MAX_DEPTH = 63
@@ -52,23 +52,6 @@ def skips(worker: int, depth: int, max_depth: int) -> bool:
     j = (worker - 1) % 20
     return ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j]) % 2 == 1
 EMPTY = (np.zeros(0, np.uint64), np.zeros(0, np.int64))
-
-
-@dataclass(frozen=True)
-class LockstepConfig:
-    """The node clock's settings of a lazy cluster (YAML ``workers``, ``slice``, ...)."""
-
-    workers: int = 4
-    slice: int = 2000  # nodes a worker searches between two exchanges
-    exchange_depth: int = 4  # entries at least this deep are sent ...
-    exchange_size: int = 256  # ... at most this many per message, deepest first (0: no exchange)
-    latency: int = 1  # slices from sending to storing in the receiver's table (>= 1)
-    # Fixed-depth searches only (the speedup rows; no node budget): after this many slices in a
-    # row without completing an iteration, the worker searches the iteration to its end at once
-    # and owes the nodes past the slice, doing nothing else until they are paid (the master
-    # tree's overrun).  Without it an exact search, whose table carries little progress from one
-    # restart to the next, can restart the same iteration forever.  0: never (games).
-    overrun_after: int = 0
 
 
 @dataclass(frozen=True)

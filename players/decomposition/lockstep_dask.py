@@ -12,8 +12,8 @@ from __future__ import annotations
 import uuid
 
 from base.cluster import Cluster
-from .jobs import SearcherConfig
-from .lockstep import LockstepConfig, SliceReport, remote_begin, remote_new_game, remote_slice
+from .options import LockstepConfig, SearcherConfig
+from .lockstep import SliceReport, remote_begin, remote_new_game, remote_slice
 
 
 class DaskLockstep:

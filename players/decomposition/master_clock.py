@@ -66,24 +66,10 @@ from .master_worker import (
     SlicedRun,
     SliceReport,
 )
+from .options import MasterTreeConfig
 from .tree_policies import make_policy
 
 MAX_DEPTH = 63
-
-
-@dataclass(frozen=True)
-class MasterTreeConfig:
-    """The master tree's settings (YAML ``workers``, ``master_depth``, ``slice``, ...)."""
-
-    workers: int = 4
-    master_depth: int = 2  # D_pre: plies the master expands; its leaves are the jobs
-    slice: int = 1000  # nodes a worker searches between two boundaries
-    latency: int = 1  # slices from sending a message to its delivery (>= 1)
-    exchange_size: int = 1000  # deepest entries each way per worker and iteration (0: no exchange)
-    sequential_depth: int = 5  # iterations shallower than this are one job (D_0; min_split_depth)
-    margin: int = 25  # a PV node's younger children are probed at the previous score less this
-    policy: str = "master_tree"  # which leaves get a job, with which window (.tree_policies)
-    window_reduction: bool = False  # tree_split, mandatory_first: running jobs' windows narrow
 
 
 @dataclass

@@ -30,7 +30,7 @@ from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.searcher import Searcher, mate_in_moves
 
-from .jobs import SearcherConfig
+from .options import SearcherConfig
 
 MAX_RESTARTS = 4
 EXCHANGE_MIN_DEPTH = 1  # quiescence entries (depth 0) are never worth a message

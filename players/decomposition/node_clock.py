@@ -22,23 +22,6 @@ Answer = JobResult | RootIteration
 
 
 @dataclass(frozen=True)
-class SplitClockConfig:
-    """One master-worker algorithm on the node clock (YAML ``algorithm``, ``workers``,
-    ``score_sharing``, ``null_window``, ``speculative``, ``margin``, ``min_split_depth``,
-    ``slice``, ``latency``)."""
-
-    algorithm: str = "root_split"  # root_split | pv_split | dynamic_split
-    workers: int = 4
-    slice: int = 1000  # nodes a worker searches between two boundaries
-    latency: int = 1  # slices from sending a message to its delivery (>= 1)
-    min_split_depth: int = 5  # shallower iterations are one job; shallower nodes are not split
-    score_sharing: bool = True  # a running job's beta follows the master's alpha (a Rewindow)
-    null_window: bool = True  # younger brothers probed with a null window first (PVS)
-    speculative: bool = False  # root_split: younger brothers do not wait for the eldest ...
-    margin: int = 25  # ... and are probed at the previous score less this
-
-
-@dataclass(frozen=True)
 class Wait:
     """Yielded by a policy: resume it with the first answer of one of these jobs."""
 

@@ -10,11 +10,10 @@ import chess
 
 from base.runner import Runner
 from players.limits import Limit, LimitLike, as_limit
-from players.player import COORDINATED_OVERHEAD_MS, BasePlayer, InfoCallback, Played, Settings
+from players.player import BasePlayer, InfoCallback, Played, Settings
 from players.result import SearchResult
 from players.speed import equal_time
 from .config import DecompositionConfig
-from .session import Session
 
 
 class DecompositionPlayer(BasePlayer):
@@ -24,7 +23,8 @@ class DecompositionPlayer(BasePlayer):
 
     def __init__(self, config: DecompositionConfig, runner: Runner | None = None, name: str = "") -> None:
         super().__init__(name or f"decomposition {config.name} ({config.algorithm}, {config.workers} workers)",
-                         Settings(config.search.hash_mb, config.workers, COORDINATED_OVERHEAD_MS))
+                         config.player_settings())
+        from .session import Session  # the search: reading a file and naming its player load no engine
         self.session = Session(config, runner)
 
     @property

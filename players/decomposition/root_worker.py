@@ -28,20 +28,9 @@ from players.position import Position
 from players.result import IterationInfo
 from players.searcher import Searcher
 
-from .jobs import SearcherConfig
+from .options import ROOT_POLICIES, RootPolicyConfig, SearcherConfig  # noqa: F401 (ROOT_POLICIES: re-exported)
 
-ROOT_POLICIES = ("uidpabs", "mixed")  # the decomposition algorithms driven from here
 POLL_SECONDS = 0.005  # how often a running search looks at its stop condition
-
-
-@dataclass(frozen=True)
-class RootPolicyConfig:
-    """A root policy's settings (YAML ``algorithm``, ``workers``, ``margin``, ``order_depth``)."""
-
-    algorithm: str = "uidpabs"
-    workers: int = 4
-    margin: int = 25  # half the width of the windows around the expected score
-    order_depth: int = 4  # mixed: the ordering search's depth (0: Devesa's exhaustive player)
 
 
 @dataclass(frozen=True)

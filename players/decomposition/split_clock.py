@@ -33,7 +33,8 @@ from players.position import Position
 from players.result import IterationInfo
 
 from .master_worker import InProcessTeam, Message, SlicedRun, SliceReport
-from .node_clock import MAX_DEPTH, Answer, Desk, SplitClockConfig, SplitMessages, Wait
+from .node_clock import MAX_DEPTH, Answer, Desk, SplitMessages, Wait
+from .options import SplitClockConfig
 from .split_policies import MasterPolicy
 
 __all__ = ["Answer", "Desk", "SplitClockConfig", "SplitClockResult", "SplitMessages", "Wait", "run_split_clock"]

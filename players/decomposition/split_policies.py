@@ -37,7 +37,8 @@ from players.searcher import Searcher
 
 from .algorithms import fold_answer
 from .master_worker import JobResult, RootIteration
-from .node_clock import Answer, Desk, SplitClockConfig, Wait
+from .node_clock import Answer, Desk, Wait
+from .options import SplitClockConfig
 
 Children = list[tuple[str, int]]  # (move, the child's depth)
 Split = Generator[Wait, Answer, tuple[int, str, tuple[str, ...], list[str]]]

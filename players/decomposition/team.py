@@ -13,7 +13,7 @@ from players.limits import Limit
 from players.position import Position
 from players.result import SearchResult
 from .config import DecompositionConfig
-from .jobs import SearcherConfig
+from .options import SearcherConfig
 from .session import Session
 
 

@@ -18,7 +18,7 @@ from base.runner import Runner
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from . import jobs
-from .jobs import SearcherConfig
+from .options import SearcherConfig
 from .runner import stop_running
 
 

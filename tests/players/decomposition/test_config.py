@@ -1,5 +1,9 @@
 """Decomposition files: every problem is named with file, line and field."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from players.decomposition.config import load_decomposition
@@ -44,3 +48,32 @@ def test_ybw_files():
     assert (shipped.algorithm, shipped.workers, shipped.min_split_depth, shipped.threads, shipped.shared_table) == \
         ("ybw", 2, 4, True, True)
     assert not shipped.search.defer
+
+
+ROOT = Path(__file__).resolve().parents[3]
+SHIPPED = sorted((ROOT / "configs" / "decomposition").glob("*.yaml"))
+
+
+def test_reading_every_shipped_file_loads_no_engine():
+    """A decomposition file is read without the compiled search: on an empty numba cache its
+    first import compiles for a minute, and ``concilio uci`` must say ``uciok`` at once.  The
+    player's module is as light: the search loads when a player is built.  (A speedup file's
+    variants are decomposition mappings too, with the file's search options.)"""
+    probe = ("import sys\n"
+             "import yaml\n"
+             "from players.decomposition.config import load_decomposition\n"
+             "import players.decomposition.player\n"
+             "read = 0\n"
+             f"for path in {[str(p) for p in SHIPPED]!r}:\n"
+             "    data = yaml.safe_load(open(path))\n"
+             "    if 'algorithms' not in data:\n"
+             "        load_decomposition(path); read += 1\n"
+             "        continue\n"
+             "    for item in data['algorithms']:\n"
+             "        fields = {k: v for k, v in item.items() if k != 'name'}\n"
+             "        load_decomposition(text=yaml.safe_dump({**fields, 'search': data.get('search') or {}})); read += 1\n"
+             "print(read, [m for m in sys.modules if m.startswith(('players.core', 'players.searcher'))])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    read, loaded = done.stdout.split(" ", 1)
+    assert int(read) > len(SHIPPED) and loaded.strip() == "[]", done.stdout
