@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from base.config import FieldPath, YamlSource, as_mapping, check_keys, get_int
@@ -32,6 +33,7 @@ QUIET = {
     "distributed.worker.memory.monitor-interval": "2s",
 }
 CONNECT_TIMEOUT_S = 30.0
+WORKERS_ASKED_EVERY_S = 1.0  # how stale an existing scheduler's list of workers may be
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
 REMOTE_KEYS = {"scheduler", "slots"}
 
@@ -87,6 +89,7 @@ class Cluster:
     local: Any | None  # the LocalCluster we started; None for an existing scheduler
     description: str
     dashboard: str | None
+    _asked: tuple[float, dict[str, int]] | None = field(default=None, repr=False)  # when, and what the scheduler said
 
     def workers(self) -> list[str]:
         """Addresses of the workers alive now, in a stable order.  A local cluster keeps
@@ -95,11 +98,18 @@ class Cluster:
         return sorted(self.worker_threads())
 
     def worker_threads(self) -> dict[str, int]:
-        """The threads of each worker alive now, by address."""
+        """The threads of each worker alive now, by address.  An existing scheduler is asked
+        at most every ``WORKERS_ASKED_EVERY_S``: a runner looks at every job it sends, and a
+        round trip to the scheduler each time would cost more than the job's own (a worker
+        lost meanwhile fails its jobs at once; one that joined is seen within the second)."""
         live = getattr(self.local, "scheduler_info", None)
-        if not (isinstance(live, dict) and "workers" in live):
+        if isinstance(live, dict) and "workers" in live:
+            return {address: int(w.get("nthreads", 1)) for address, w in live.get("workers", {}).items()}
+        now = time.monotonic()
+        if self._asked is None or now - self._asked[0] >= WORKERS_ASKED_EVERY_S:
             live = self.client.scheduler_info(n_workers=-1)
-        return {address: int(w.get("nthreads", 1)) for address, w in live.get("workers", {}).items()}
+            self._asked = (now, {address: int(w.get("nthreads", 1)) for address, w in live.get("workers", {}).items()})
+        return dict(self._asked[1])
 
     def close(self) -> None:
         """Close the client and our workers; a Ctrl-C meanwhile waits until they are closed

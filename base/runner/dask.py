@@ -33,7 +33,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from base.cluster import Cluster, ClusterError, open_cluster
 from base.runner.channel import HANDSHAKE_ERRORS, ChannelServer, Channels
-from base.runner.feed import feed
+from base.runner.feed import RESUME, feed
 from base.runner.protocol import SchedulerLost, WorkerLost
 from base.runner.state import WorkerState, in_state, run_in_state
 
@@ -401,7 +401,7 @@ class DaskRunner:
         place.alive = False
         if self.client.status != "running":
             return SchedulerLost(f"the Dask scheduler is gone ({self.cluster.description}, client "
-                                 f"{self.client.status}); finished work is kept, rerun to go on")
+                                 f"{self.client.status}); finished work is kept: {RESUME}")
         return WorkerLost(f"worker {place.address} is gone ({exc})")
 
     # --- jobs ------------------------------------------------------------------------------------------

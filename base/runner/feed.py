@@ -11,6 +11,7 @@ from base.runner.protocol import Runner, SchedulerLost, WorkerLost
 
 log = logging.getLogger("concilio.runner")
 WORKER_RETURN_S = 60.0  # how long a runner with no live worker waits for one to come back
+RESUME = "rerun the same command to resume, on a new scheduler (--scheduler) or on this machine (without it)"
 
 
 def report_failure(fn: Callable, args: tuple, exc: BaseException) -> None:
@@ -45,8 +46,8 @@ def feed(runner: Runner, fn: Callable, argument_lists: Iterable[tuple],
             status = getattr(runner.client, "status", "running")
             lost = SchedulerLost if status != "running" else WorkerLost
             raise lost(f"no worker is left to run {getattr(fn, '__name__', fn)} ({len(pending)} job(s) not run"
-                       + ("" if status == "running" else "; the Dask scheduler is gone") + "); finished work is kept, "
-                       "rerun to go on")
+                       + ("" if status == "running" else "; the Dask scheduler is gone") + f"); finished work is kept: "
+                       f"{RESUME}")
         job = runner.first_done(list(running))
         args, tries, _ = running.pop(job)
         try:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 if TYPE_CHECKING:
     from tournaments.autotune.config import AutotuneConfig
@@ -18,7 +19,9 @@ def add_parser(sub) -> None:
     p = command(sub, "autotune", "choose an ensemble's instances from a pool on training positions",
                 "concilio autotune distribution --size 4")
     p.add_argument("config", help="auto-tune file, or a name in configs/tuning (distribution, ...)")
-    p.add_argument("--workers", type=int, help="Dask workers for the searches (overrides the file)")
+    p.add_argument("--workers", type=int, help="Dask workers for the searches (overrides the file; on a scheduler: "
+                                               "at most)")
+    add_scheduler(p, "searches")
     p.add_argument("--no-search", action="store_true", help="tune only on what the store holds")
     p.add_argument("--adopt", metavar="ENGINE", help="take over the store's searches of an older engine fingerprint "
                    "once a sample of them, searched again, is identical")
@@ -36,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_autotune(args.config)
     if args.workers:
         config = replace(config, workers=args.workers)
+    config = replace(config, remote=remote_of(args, config.remote, args.workers))
     if args.size:
         config = config.of_size(args.size)
     if args.read:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from concilio.commands.inputs import UsageError, add_quiet, progress
 from concilio.commands.parsing import command
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 
 def add_parser(sub) -> None:
@@ -25,7 +26,9 @@ def add_parser(sub) -> None:
     p.add_argument("--engine", default="stockfish", help="the UCI labeller (PATH, /usr/games, or a path)")
     p.add_argument("--nodes", type=int, default=200_000, help="the labeller's nodes per position")
     p.add_argument("--multipv", type=int, default=6, help="lines per position (moves outside get 0 points)")
-    p.add_argument("--workers", type=int, default=2, help="Dask workers")
+    p.add_argument("--workers", type=int, help="Dask workers (default 2; on a scheduler: at most, default all its "
+                                               "threads)")
+    add_scheduler(p, "games and labels (every worker needs the labelling engine)", file=False)
     p.add_argument("--export", help="write the labelled positions as an EPD suite (bm, c0 points, c9, c1 source, "
                                     "c2 opening)")
     p.add_argument("--first", type=int, help="export only the first N labelled positions")
@@ -57,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--budgets: node counts must be positive, got {args.budgets!r}")
     plan = LabelPlan(Path(args.store), existing(args.book, "--book") if args.games else None, args.games,
                      args.per_game, budgets, args.seed, tuple(existing(p, "--pgn") for p in args.pgn or ()),
-                     args.pgn_per_game, args.engine, args.nodes, args.multipv, workers=args.workers)
+                     args.pgn_per_game, args.engine, args.nodes, args.multipv, workers=args.workers or 2,
+                     remote=remote_of(args, None, args.workers))
     started = time.perf_counter()
     outcome = run_label(plan, progress=progress(args), warn=lambda line: print(line, file=sys.stderr))
     print(f"{outcome.games} games played, {outcome.positions_added} positions and {outcome.labels_added} labels "

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command, steps
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 
 def add_parser(sub) -> None:
@@ -20,20 +21,23 @@ def add_parser(sub) -> None:
     q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
     q.add_argument("--arm", action="append", default=[], help="only this arm (repeatable): F, S, L, C, D, H")
     q.add_argument("--workers", type=int, action="append", default=[], help="only this k (repeatable)")
-    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file; on a scheduler: at most)")
+    add_scheduler(q, "games")
     add_quiet(q)
     q = command(step, "duel", "settle two points whose intervals overlap: one against the other, with an SPRT",
                 "concilio scaling duel D4 L4")
     q.add_argument("first", help="a point, arm and k: D4")
     q.add_argument("second", help="the point it plays against: L4")
     q.add_argument("--sweep", default="sweep", help="sweep file, or a name in configs/scaling")
-    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file; on a scheduler: at most)")
+    add_scheduler(q, "games")
     add_quiet(q)
     q = command(step, "duels", "play every duel still owed (overlapping pairs), cheapest first; run one "
                                "per core: each claims the next unclaimed duel", "concilio scaling duels sweep --list")
     q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
     q.add_argument("--list", action="store_true", help="only list the duels owed and who holds them")
-    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file)")
+    q.add_argument("--concurrency", type=int, help="games in parallel (overrides the file; on a scheduler: at most)")
+    add_scheduler(q, "games")
     add_quiet(q)
     for name, helptext in (("archive", "copy every point's and duel's games into a results folder to commit "
                                        "(whole games only; never shortens an archive)"),
@@ -60,7 +64,7 @@ def play(args: argparse.Namespace) -> int:
     """Play the scaling sweep's points (each a resumable match in its own folder)."""
     from tournaments.scaling.config import load_sweep
     from tournaments.scaling.run import play_points
-    sweep = load_sweep(args.config)
+    sweep = _on_scheduler(load_sweep(args.config), args)
     points = sweep.points(tuple(args.arm), tuple(args.workers))
     if not points:
         print(f"{args.config}: no point matches --arm {args.arm} --workers {args.workers}", file=sys.stderr)
@@ -73,7 +77,7 @@ def duel(args: argparse.Namespace) -> int:
     """Two of the sweep's points against each other, until the SPRT decides (resumable)."""
     from tournaments.scaling.config import load_sweep
     from tournaments.scaling.run import play_duel_claimed
-    sweep = load_sweep(args.sweep)
+    sweep = _on_scheduler(load_sweep(args.sweep), args)
     sweep.duel_match(args.first, args.second)  # a point the file lacks: ConfigError, exit 2
     if play_duel_claimed(sweep, args.first, args.second, args.concurrency, progress=progress(args)) is None:
         print(f"duel {args.first} against {args.second}: another process is playing it "
@@ -86,7 +90,7 @@ def duels(args: argparse.Namespace) -> int:
     """Every duel the sweep still owes, cheapest first, claimed one at a time (or listed)."""
     from tournaments.scaling.config import load_sweep
     from tournaments.scaling.run import pending_duels, play_duels
-    sweep = load_sweep(args.config)
+    sweep = _on_scheduler(load_sweep(args.config), args)
     if args.list:
         owed = pending_duels(sweep)
         for d in owed:
@@ -100,6 +104,13 @@ def duels(args: argparse.Namespace) -> int:
     print(f"{len(played)} duel(s) played" + (": " + ", ".join(f"{a}-{b}" for a, b, _ in played) if played else "")
           + "; no duel owed is left that this process could take")
     return 0
+
+
+def _on_scheduler(sweep, args: argparse.Namespace):
+    """The sweep with its games on ``--scheduler``'s workers (or the file's), at most
+    ``--concurrency`` at once there when given."""
+    from dataclasses import replace
+    return replace(sweep, remote=remote_of(args, sweep.remote, args.concurrency))
 
 
 def carry(args: argparse.Namespace) -> int:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 
 
-def add_scheduler(q: argparse.ArgumentParser, units: str) -> None:
-    """--scheduler, read by :func:`remote_of`; ``units``: what runs there (games, searches)."""
+def add_scheduler(q: argparse.ArgumentParser, units: str, file: bool = True) -> None:
+    """--scheduler, read by :func:`remote_of`; ``units``: what runs there (games, searches);
+    ``file``: whether the command's file may name a scheduler too."""
     q.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help=f"run the {units} on the workers of this running Dask scheduler (overrides the file's "
-                        "cluster:), one per worker thread")
+                   help=f"run the {units} on the workers of this running Dask scheduler, one per worker thread"
+                        + (" (overrides the file's cluster:)" if file else ""))
 
 
 def remote_of(args: argparse.Namespace, given=None, slots: int | None = None):

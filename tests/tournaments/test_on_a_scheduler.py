@@ -5,14 +5,20 @@ local run's; a worker or the scheduler lost costs no finished work."""
 from __future__ import annotations
 
 import io
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import chess.pgn
 import pytest
+import yaml
 
-from tests.loopback import loopback
+from tests.loopback import ROOT, loopback, stop
 
 pytestmark = pytest.mark.slow
 
@@ -95,3 +101,142 @@ def test_a_suite_on_the_scheduler_stores_the_local_searches(cluster, tmp_path):
         assert outcome.searches_added == 6
         stores.append(_searches(folder / "s.sqlite"))
     assert stores[0] == stores[1] and len(stores[0]) == 6
+
+
+def test_a_worker_that_joins_late_gets_slots_and_a_cap_is_kept(tmp_path):
+    from base.cluster import WORKERS_ASKED_EVERY_S, Remote
+    from base.runner import open_runner
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    gen = loopback(logs, workers=1)
+    cluster = next(gen)
+    said: list[str] = []
+    try:
+        runner, own = open_runner(1, remote=Remote(cluster.address), tell=said.append)
+        capped, _ = open_runner(1, remote=Remote(cluster.address, slots=1), tell=said.append)
+        try:
+            assert own and runner.live() == [0]
+            cluster.add_worker()
+            deadline = time.monotonic() + WORKERS_ASKED_EVERY_S + 2
+            while runner.live() != [0, 1] and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert runner.live() == [0, 1]  # the newcomer's slot, within the second the worker list may be stale
+            assert capped.live() == [0] and capped.workers == 1  # at most one slot, however many join
+        finally:
+            runner.close()
+            capped.close()
+    finally:
+        gen.close()
+    assert said[0].startswith(f"on the Dask cluster at {cluster.address}: 1 worker(s), 1 thread(s)"), said
+
+
+def test_a_worker_killed_mid_match_costs_only_its_game(tmp_path, caplog):
+    """The game running on the killed worker is played again on the other; the finished ones are kept."""
+    from tournaments.match.run import read_records, run_match
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    gen = loopback(logs, workers=2)
+    cluster = next(gen)
+    said: list[str] = []
+
+    def out(line: str) -> None:
+        said.append(line)
+        if line.startswith("game ") and cluster.workers[0].poll() is None:
+            cluster.workers[0].kill()  # a game is under way on each worker: one of them is lost
+    try:
+        config = _match(tmp_path / "m", cluster.address, games=6, plies=40)
+        outcome = run_match(config, progress=False, out=out)
+    finally:
+        gen.close()
+    ids = [r.id for r in read_records(config.output)]
+    assert sorted(ids) == sorted(s.id for s in config.schedule()) and len(set(ids)) == 6, said
+    assert outcome.played == 6
+    assert any("running its job again on another worker" in r.getMessage() for r in caplog.records), said
+
+
+def _concilio(*args: str, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "concilio", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def test_a_lost_scheduler_stops_the_match_which_resumes_here(tmp_path):
+    """The scheduler killed after the first game: exit 2, a line on how to go on; the same
+    command without ``--scheduler`` finishes the match locally, the games played kept."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    path = _match(tmp_path / "m", games=6, plies=40).source
+    gen = loopback(logs, workers=2)
+    cluster = next(gen)
+    try:
+        run = _concilio("match", path, "--scheduler", cluster.address, "--quiet", cwd=tmp_path)
+        lines = []
+        for line in run.stdout:
+            lines.append(line)
+            if line.startswith("game "):
+                stop(cluster.scheduler, kill=True)
+                break
+        rest, err = run.communicate(timeout=300)
+    finally:
+        gen.close()
+    assert run.returncode == 2, (lines, rest, err)
+    assert "concilio match: error:" in err and "rerun" in err, err
+    print(err)
+    played = [json.loads(line)["id"] for line in (tmp_path / "m" / "out" / "games.jsonl").read_text().splitlines()]
+    assert 1 <= len(played) < 6
+    again = _concilio("match", path, "--quiet", cwd=tmp_path)
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, out + err
+    assert f"{len(played)} games already played, {6 - len(played)} to go" in out, out
+    finished = [json.loads(line)["id"] for line in (tmp_path / "m" / "out" / "games.jsonl").read_text().splitlines()]
+    assert finished[:len(played)] == played and sorted(finished) == sorted(set(finished)) and len(finished) == 6
+
+
+SWEEP = """\
+name: t
+nodes: 1000
+workers: [2, 4]
+games: 2
+openings: {file: data:openings/sf-multipv-16plies-1000.epd, seed: 43}
+max_plies: 12
+concurrency: 1
+output: OUT
+arms:
+  F: {label: full at k N, player: MBXKPAR, budget: total}
+"""
+
+
+def test_a_sweep_point_and_a_duel_on_the_scheduler_play_the_local_games(cluster, tmp_path):
+    from dataclasses import replace
+
+    from tournaments.scaling.config import load_sweep
+    from tournaments.scaling.run import _play, play_points
+    from tournaments.match.run import read_records
+    games = []
+    for where, remote in (("here", None), ("there", cluster.address)):
+        path = _file(tmp_path, f"{where}.yaml", SWEEP, remote, out=tmp_path / where)
+        sweep = load_sweep(path)
+        said: list[str] = []
+        play_points(sweep, ("F",), (2,), progress=False, out=said.append)
+        duel = replace(sweep.duel_match("F4", "F2"), games=2)
+        _play(duel, "duel", None, False, said.append, sweep.remote)
+        assert any(line.startswith("on the Dask cluster at") for line in said) == (remote is not None), said
+        games.append([_games(read_records(folder)) for folder in (sweep.folder(sweep.arm("F"), 2), duel.output)])
+    assert games[0] == games[1] and all(len(g) == 2 for g in games[0])
+
+
+def test_a_tune_on_the_scheduler_searches_and_chooses_as_here(cluster, data_dir, tmp_path):
+    from tests.tournaments.autotune.tune_files import tiny_set, write_config
+    from tournaments.autotune.config import load_autotune
+    from tournaments.autotune.run import run_autotune
+    results = []
+    for where, remote in (("here", None), ("there", cluster.address)):
+        folder = tmp_path / where
+        folder.mkdir()
+        extra = f"cluster: {{scheduler: {remote}}}\n" if remote else ""
+        config = load_autotune(write_config(folder, tiny_set(data_dir, folder), extra))
+        assert (config.remote is not None) == bool(remote)
+        outcome = run_autotune(config, progress=False, warn=lambda line: None)
+        assert outcome.searches_added > 0
+        results.append((yaml.safe_load((folder / "tuned.yaml").read_text()),  # its comment names the folder
+                        _searches(folder / "store.sqlite")))
+    assert results[0] == results[1]

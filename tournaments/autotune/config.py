@@ -20,6 +20,7 @@ the pool of candidate instances, the objective, and where the tuned ensemble goe
     store: results/selection.sqlite
     report: reports/autotune
     workers: 2
+    cluster: {scheduler: tcp://10.0.0.5:8786}   # or search on a running scheduler's workers (slots: N, at most)
 
 Only criteria that read the ballots alone can be tuned over (the others need evidence
 or searches per candidate set, which the stored ballots do not hold).
@@ -30,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from base.cluster import Remote, read_remote
 from base.config import ConfigError, YamlSource, as_mapping, check_keys, get_int, get_number, load_checked
 from ensemble.config import InstanceConfig, default_label
 from ensemble.distribution import DistributionError, distribute
@@ -39,7 +41,8 @@ from tournaments.suite.config import (CriterionSpec, PlayerSpec, SuiteSource, _b
                            instance_key, suite_source)
 
 TOP_KEYS = {"name", "description", "train", "confirm", "pool", "budget", "criteria", "objective", "size", "compare",
-            "out", "store", "report", "workers", "rule_choice", "folds"}
+            "out", "store", "report", "workers", "rule_choice", "folds",
+            "cluster"}
 TRAIN_KEYS = {"path", "name", "validate", "seed", "first", "every"}
 POOL_KEYS = {"ensembles", "instances", "emphasis", "full"}
 SIZE_KEYS = {"min", "max", "swap_passes"}
@@ -69,6 +72,7 @@ class AutotuneConfig:
     source: str = ""
     rule_choice: str = "tune"  # tune: the criterion whose best set scores highest on the tune split; cv: by folds
     folds: int = 5
+    remote: Remote | None = None  # a running Dask scheduler the searches run on (cluster:, --scheduler)
 
     def of_size(self, size: int) -> AutotuneConfig:
         """The same tune for exactly ``size`` instances, its outputs named ``…-SIZE`` (one file
@@ -149,7 +153,7 @@ def _parse(src: YamlSource, folder: Path, given: str) -> AutotuneConfig | None:
         return None
     return AutotuneConfig(name, train_source, validate or 0.0, seed or 0, tuple(confirm), tuple(pool), budget,
                           tuple(criteria), objective, min_size, max_size, swap_passes or 0, tuple(compare), out,
-                          store, report, workers, given, rule_choice, folds)
+                          store, report, workers, given, rule_choice, folds, read_remote(src, data))
 
 
 def _pool(src: YamlSource, value: Any) -> tuple[list[InstanceConfig], list[PlayerSpec]]:

@@ -189,6 +189,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
     added = 0
     # One runner for both searches (training and confirmation positions), when it searches.
     with SearchStore(config.store) as store, borrowed_or_own(config.workers if search else 1, runner,
+                                                               remote=config.remote if search else None,
                                                                dashboard=False) as runner:
         if adopt:
             done = adopt_searches(store, on_train, f"{kind}={amount} engine={adopt}", config.budget_key, limits, verify)
@@ -274,7 +275,7 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
                                                                                                          (full,)), None))
     with SearchStore(config.store) as store:
         if search:
-            with borrowed_or_own(config.workers, runner, dashboard=False) as lent:
+            with borrowed_or_own(config.workers, runner, remote=config.remote, dashboard=False) as lent:
                 run_phase1(store, needed, tune_positions + held_positions, Limit(**{kind: amount}),
                            config.budget_key, False, config.workers, runner=lent, progress=progress)
         view = StoreView(store, config.budget_key)

@@ -10,6 +10,7 @@ full engine at N nodes, at several k::
     max_plies: 200
     adjudication: {draw: {moves: 10, score: 10, after: 80}, resign: {moves: 3, score: 800}}
     concurrency: 2            # games at once (every arm's player runs inside its game)
+    cluster: {scheduler: tcp://10.0.0.5:8786}   # or the games on a running scheduler's workers (slots: N, at most)
     output: runs/scaling      # a point's games in OUTPUT/ARM-K/
     archive: docs/results/scaling   # the committed copy of the games (``concilio scaling archive``)
     arms:
@@ -40,6 +41,7 @@ from typing import Any
 
 import yaml
 
+from base.cluster import Remote, read_remote
 from base.config import (ConfigError, FieldPath, YamlSource, as_mapping, check_keys, get_bool, get_int,
                          load_checked)
 from ensemble.catalog import describe
@@ -47,7 +49,7 @@ from evaluation.spec import EvalSpecError
 from tournaments.match.config import MatchConfig, load_match
 
 TOP_KEYS = {"name", "description", "ceiling", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
-            "concurrency", "output", "archive", "arms"}
+            "concurrency", "output", "archive", "arms", "cluster"}
 ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from", "variant_of"}
 BUDGETS = ("total", "per_worker")
 DUEL_GAMES = 2000  # the most a duel plays; the SPRT usually stops it long before
@@ -91,6 +93,8 @@ class SweepConfig:
     source: str
     ceiling: str | None = None  # the arm whose gain the others are measured against (perfect parallelism)
     archive: Path = Path("docs/results/scaling")  # the committed copy of the games, relative to the repository
+    remote: Remote | None = None  # a running Dask scheduler the games run on (cluster:, --scheduler); kept out
+    # of the points' match files, so that a point played there has the same config hash as one played here
 
     def arm(self, key: str) -> Arm:
         for a in self.arms:
@@ -205,7 +209,8 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
         src.problem(("ceiling",), f"{ceiling!r} is not one of the arms {', '.join(keys)}")
         return None
     sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
-                        common, given, ceiling, Path(str(data.get("archive", "docs/results/scaling"))))
+                        common, given, ceiling, Path(str(data.get("archive", "docs/results/scaling"))),
+                        read_remote(src, data))
     points = sweep.points()
     try:  # the shared match keys are checked once, as the match reader checks them
         if points:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from base.cluster import Remote
 from base.errors import ConcilioError
 
 from tournaments.match.config import MatchConfig
@@ -18,10 +19,13 @@ from tournaments.scaling.config import SweepConfig
 
 
 def _play(match: MatchConfig, title: str, concurrency: int | None, progress: bool,
-          out: Callable[[str], None]) -> MatchOutcome:
-    """One resumable match of the sweep (a point or a duel), its summary lines printed."""
+          out: Callable[[str], None], remote: Remote | None = None) -> MatchOutcome:
+    """One resumable match of the sweep (a point or a duel), its summary lines printed; its
+    games on ``remote``'s workers where the sweep names a scheduler."""
     if concurrency:
         match = replace(match, concurrency=concurrency)
+    if remote is not None:
+        match = match.on_scheduler(remote)
     out(f"{title}; {match.describe_time_controls()}; output {match.output}")
     outcome = run_match(match, progress=progress, out=out)
     for s in outcome.summaries:
@@ -34,14 +38,15 @@ def play_points(sweep: SweepConfig, arms: tuple[str, ...] = (), workers: tuple[i
                 out: Callable[[str], None] = print) -> list[tuple[str, int, MatchOutcome]]:
     """Play (or resume) the chosen points one after the other, k by k."""
     return [(arm.key, k, _play(sweep.point_match(arm, k), f"point {arm.key}{k}: {arm.label}", concurrency, progress,
-                               out))
+                               out, sweep.remote))
             for arm, k in sweep.points(arms, workers)]
 
 
 def play_duel(sweep: SweepConfig, first: str, second: str, concurrency: int | None = None, progress: bool = True,
               out: Callable[[str], None] = print) -> MatchOutcome:
     """Play (or resume) the duel of two points, until its SPRT decides."""
-    return _play(sweep.duel_match(first, second), f"duel {first} against {second}", concurrency, progress, out)
+    return _play(sweep.duel_match(first, second), f"duel {first} against {second}", concurrency, progress, out,
+                 sweep.remote)
 
 
 @dataclass(frozen=True)

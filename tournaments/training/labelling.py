@@ -25,6 +25,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from base.cluster import Remote
 from base.runner import Resident, Runner, borrowed_or_own
 from base.errors import ConcilioError
 from players.external import find_engine_binary, open_engine
@@ -74,6 +75,8 @@ class LabelPlan:
     hash_mb: int = 32
     workers: int = 2
     options: dict = field(default_factory=dict)
+    remote: Remote | None = None  # a running Dask scheduler the games and labels run on (--scheduler); its
+    # workers need the labelling engine too
 
     @property
     def engine_id(self) -> str:
@@ -253,7 +256,7 @@ def run_label(plan: LabelPlan, *, progress: bool = True, runner: Runner | None =
         for source, positions in pgn_games:
             positions_added += store.add_source(source, positions)
 
-        with borrowed_or_own(plan.workers, runner, dashboard=False) as used:
+        with borrowed_or_own(plan.workers, runner, remote=plan.remote, tell=tqdm.write, dashboard=False) as used:
             if games_todo:
                 tasks = [(s, o.start_fen, plan.budgets, plan.per_game) for s, o in games_todo.items()]
                 with tqdm(total=len(games_todo), unit="game", desc="self-play", disable=not progress) as bar:
