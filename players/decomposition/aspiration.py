@@ -36,21 +36,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from players.core.context import (
-    C_PV,
-    C_PV_LEN,
-    C_STATS,
-    C_STOP,
-    S_NODE_LIMIT,
-    S_NODES,
-    S_STOPPED,
-)
+from players.core.context import C_PV, C_PV_LEN, S_NODES, S_STOPPED
 from players.core.moves import move_to_uci
 from players.core.search import INF, MAX_PLY, search_node
 from players.position import Position
 
 from . import jobs
 from .wall import Aborted, ParallelResult, WallMaster, board_after, completed
+from .master_worker import start_search
 from .runner import stop_running
 
 
@@ -114,13 +107,10 @@ def run_window(key: str, options: jobs.SearcherConfig, job: str, fen: str, moves
     searcher = jobs.searcher_for(key, options)
     position = Position.from_fen(fen, moves)
     ctx = searcher.ctx
-    stats = ctx[C_STATS]
     start = time.perf_counter()
     here = jobs.running_jobs()
     with here.lock:
-        stats[:] = 0
-        stats[S_NODE_LIMIT] = node_limit
-        ctx[C_STOP][0] = 0
+        stats = start_search(searcher, node_limit)
         here.running[job] = searcher
     try:
         score = search_node(position.arrays, searcher.tt, ctx, depth, 0, alpha, beta)

@@ -26,15 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from base.runner import Resident
-from players.core.context import C_HISTORY, C_KILLERS, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_SELDEPTH, S_STOPPED
+from players.core.context import S_NODES, S_SELDEPTH, S_STOPPED
 from players.core.moves import move_to_uci
 from players.core.search import MATE_BOUND
 from players.core.tt import tt_export_deep, tt_import
-from players.position import Position
 from players.result import IterationInfo
-from players.searcher import Searcher, mate_in_moves
+from players.searcher import mate_in_moves
 from .options import LockstepConfig, SearcherConfig
-from .master_worker import SlicedRun
+from .master_worker import SlicedRun, fresh_root, start_search
 
 MAX_DEPTH = 63
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
@@ -73,12 +72,9 @@ class LockstepWorker:
     """One lazy-cluster worker: a searcher with its own table, searching slice by slice."""
 
     def __init__(self, index: int, options: SearcherConfig, key: str = "") -> None:
-        from evaluation.spec import EvalSpec
         self.index = index
         self.key = key  # its name on a Dask worker (lockstep_dask)
-        self.searcher = Searcher(EvalSpec.parse(options.mask, options.weights), options.hash_mb,
-                                 null_move=options.null_move, lmr=options.lmr, futility=options.futility,
-                                 exact=options.exact)
+        self.searcher = options.engine_searcher()
         self.done = True
 
     def new_game(self) -> None:
@@ -88,11 +84,7 @@ class LockstepWorker:
               searchmoves: tuple[str, ...] = ()) -> None:
         """A new move: the root (only ``searchmoves`` where given), the deepest iteration and
         this worker's node budget."""
-        s = self.searcher
-        self.pos = Position.from_fen(fen, moves)
-        s.ctx[C_KILLERS][:] = 0
-        s.ctx[C_HISTORY][:] //= 8
-        self.root_moves, self.n_root = s._root_moves(self.pos, searchmoves or None)
+        self.pos, self.root_moves, self.n_root = fresh_root(self.searcher, fen, moves, searchmoves)
         self.max_depth = min(max_depth or MAX_DEPTH, MAX_DEPTH)
         self.budget = nodes
         self.used = 0
@@ -123,12 +115,9 @@ class LockstepWorker:
         if self.done:
             return self._report(0, EMPTY, ())
         s = self.searcher
-        stats = s.ctx[C_STATS]
-        stats[:] = 0
-        s.ctx[C_STOP][0] = 0
         limit = slice_nodes if self.budget is None else min(slice_nodes, self.budget - self.used)
         overrun = self.budget is None and 0 < overrun_after <= self.restarts
-        stats[S_NODE_LIMIT] = 0 if overrun else max(1, limit)  # 0: no limit
+        stats = start_search(s, 0 if overrun else max(1, limit))  # 0: no limit
         arrays = self.pos.arrays
         root_moves, n_root = self.root_moves, self.n_root
         iterations = []

@@ -15,10 +15,11 @@ little more than the clock allowed, if an abort comes meanwhile).
 Messages from the master arrive at the start of a slice, in the order they were sent; a
 worker's answer (a job's result, its table selection) leaves at the end of the slice.  A
 slice is a deterministic function of (the worker's state, what it was delivered), so the
-order in which :class:`InProcessTeam` runs the workers of one slice changes nothing."""
+order in which :class:`Team` runs the workers of one slice changes nothing."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,8 @@ from players.position import Position
 from players.searcher import Searcher, mate_in_moves
 
 from .options import SearcherConfig
+
+POLL_SECONDS = 0.005  # how often a running search looks at its stop condition (root policies)
 
 MAX_RESTARTS = 4
 EXCHANGE_MIN_DEPTH = 1  # quiescence entries (depth 0) are never worth a message
@@ -133,29 +136,109 @@ class SliceReport:
     iterations: tuple[RootIteration, ...] = ()  # a root job's, completed in this slice
 
 
-class TreeWorker:
-    """One worker: a plain searcher with a table of its own, one job at a time."""
+@dataclass(frozen=True)
+class RootSearch:
+    """One search of a worker's root moves: a fail-soft score in (alpha, beta)."""
+
+    score: int
+    move: str  # its best root move ('' when stopped before any was searched)
+    pv: tuple[str, ...]
+    nodes: int
+    stopped: bool  # by its node limit or a stop order: the score means nothing
+    alpha: int
+    beta: int
+
+    @property
+    def exact(self) -> bool:
+        return not self.stopped and self.alpha < self.score < self.beta
+
+
+def fresh_root(searcher: Searcher, fen: str, moves: tuple[str, ...],
+               searchmoves: Sequence[str] = ()) -> tuple[Position, np.ndarray, int]:
+    """A worker's new move: the root, its moves in the searcher's order (only ``searchmoves``
+    where given), the killers cleared and the history aged as the sequential search does."""
+    root = Position.from_fen(fen, moves)
+    searcher.ctx[C_KILLERS][:] = 0
+    searcher.ctx[C_HISTORY][:] //= 8
+    root_moves, n_root = searcher._root_moves(root, list(searchmoves) or None)
+    return root, root_moves, n_root
+
+
+def start_search(searcher: Searcher, limit: int) -> np.ndarray:
+    """Before a search: its counters zeroed, no stop order, at most ``limit`` nodes (0: no
+    limit).  The limit goes in after the counters are zeroed, or it is zeroed with them."""
+    stats = searcher.ctx[C_STATS]
+    stats[:] = 0
+    searcher.ctx[C_STOP][0] = 0
+    stats[S_NODE_LIMIT] = limit
+    return stats
+
+
+class Worker:
+    """One node-clock worker: a plain searcher with a table of its own, kept from job to job
+    and move to move.  The master tree's and the splitting masters' workers take one job at a
+    time, slice by slice (``run_slice``); the root policies' search their share of the root
+    in one call (``search``, ``iterate``)."""
 
     def __init__(self, index: int, options: SearcherConfig) -> None:
-        from evaluation.spec import EvalSpec
         self.index = index
-        self.searcher = Searcher(EvalSpec.parse(options.mask, options.weights), options.hash_mb,
-                                 null_move=options.null_move, lmr=options.lmr, futility=options.futility,
-                                 exact=options.exact)
+        self.searcher = options.engine_searcher()
         self.job: Job | None = None
         self.root: Position | None = None
+        self.root_moves = np.zeros(0, np.int64)
+        self.n_root = 0
 
     def new_game(self) -> None:
         self.searcher.new_game()
 
-    def begin(self, fen: str, moves: tuple[str, ...], searchmoves: tuple[str, ...] = ()) -> None:
-        """A new move: its root (and the root moves a root job may search)."""
-        s = self.searcher
-        self.root = Position.from_fen(fen, moves)
-        s.ctx[C_KILLERS][:] = 0
-        s.ctx[C_HISTORY][:] //= 8
-        self.root_moves, self.n_root = s._root_moves(self.root, searchmoves or None)
+    def begin(self, fen: str, moves: tuple[str, ...], searchmoves: Sequence[str] = ()) -> tuple[str, ...]:
+        """A new move: its root (only ``searchmoves`` where given; an illegal one raises
+        ``ValueError``); returns the root moves in the searcher's order (hash move first)."""
+        self.root, self.root_moves, self.n_root = fresh_root(self.searcher, fen, moves, searchmoves)
         self._drop()
+        return self.order()
+
+    def restrict(self, moves: Sequence[str]) -> None:
+        """Search only ``moves`` (root moves, in this order) from now on."""
+        self.root_moves, self.n_root = self.searcher._root_moves(self.root, list(moves))
+        codes = {move_to_uci(int(m)): int(m) for m in self.root_moves[:self.n_root]}
+        self.root_moves[:self.n_root] = [codes[m] for m in dict.fromkeys(moves)]
+
+    def order(self) -> tuple[str, ...]:
+        """Its root moves, best first as far as its searches know."""
+        return tuple(move_to_uci(int(m)) for m in self.root_moves[:self.n_root])
+
+    def search(self, depth: int, alpha: int, beta: int, limit: int = 0,
+               stopped: Callable[[], bool] | None = None) -> RootSearch:
+        """Its root moves to ``depth`` in (alpha, beta), at most ``limit`` nodes (0: no limit),
+        stopped early once ``stopped()`` holds.  A new best move goes to the front."""
+        s = self.searcher
+        stats = start_search(s, limit)
+        alpha, beta = max(-INF, alpha), min(INF, max(beta, alpha + 1))
+        with _watching(s, stopped):
+            score, index = s._search_root(self.root.arrays, self.root_moves, self.n_root, depth, alpha, beta)
+        halted = bool(stats[S_STOPPED])
+        if index > 0 and score > alpha and not halted:
+            self.root_moves[: index + 1] = np.roll(self.root_moves[: index + 1], 1)
+        move = move_to_uci(int(self.root_moves[0])) if index >= 0 and not halted else ""
+        pv = s._pv() if move else ()
+        if move and (not pv or pv[0] != move):
+            pv = (move,)
+        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
+
+    def iterate(self, depth: int, guess: int, limit: int = 0, stopped: Callable[[], bool] | None = None) -> RootSearch:
+        """One iteration of the sequential search over its moves, with the sequential search's
+        own aspiration windows (``Searcher.iteration``): the exact score, unless stopped."""
+        s = self.searcher
+        stats = start_search(s, limit)
+        with _watching(s, stopped):
+            score, index, alpha, beta = s.iteration(self.root.arrays, self.root_moves, self.n_root, depth, guess)
+        halted = bool(stats[S_STOPPED])
+        move = "" if halted or index < 0 else move_to_uci(int(self.root_moves[0]))
+        pv = s._pv() if move else ()
+        if move and (not pv or pv[0] != move):
+            pv = (move,)
+        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
 
     def _drop(self) -> None:
         self.job = None
@@ -220,18 +303,11 @@ class TreeWorker:
         self._drop()
         return SliceReport(self.index, nodes, result, table, iterations=iterations)
 
-    def _start_search(self, limit: int):
-        stats = self.searcher.ctx[C_STATS]
-        stats[:] = 0
-        self.searcher.ctx[C_STOP][0] = 0
-        stats[S_NODE_LIMIT] = limit
-        return stats
-
     def _leaf(self, limit: int) -> tuple[int, JobResult | None, tuple[RootIteration, ...]]:
         """The leaf's search in its window, at most ``limit`` nodes (0: to its end): the
         nodes and, unless stopped, the result."""
         s = self.searcher
-        stats = self._start_search(limit)
+        stats = start_search(s, limit)
         job = self.job
         ply = len(job.path)
         alpha, beta = self.window
@@ -249,7 +325,7 @@ class TreeWorker:
         to the last): the nodes and the iterations completed; an iteration the limit stops is
         searched again in the next slice."""
         s = self.searcher
-        stats = self._start_search(limit)
+        stats = start_search(s, limit)
         done = []
         while self.next_depth <= self.job.depth:
             d = self.next_depth
@@ -268,16 +344,50 @@ class TreeWorker:
         return int(stats[S_NODES]), None, tuple(done)
 
 
-class InProcessTeam:
-    """The k workers in this process, run one after another in each slice (in ``order`` if
-    given: the answers do not depend on it), and the master's own table: the merged
-    selections go through it (Jurčovič's master stores them as it stores its own entries)."""
+class _watching:
+    """While a search runs, a thread that raises its stop flag once ``stopped()`` holds (a
+    deadline or a UCI stop): the jitted search polls the flag, not Python callables."""
+
+    def __init__(self, searcher: Searcher, stopped: Callable[[], bool] | None) -> None:
+        self.searcher, self.stopped = searcher, stopped
+        self.done = threading.Event()
+
+    def __enter__(self) -> None:
+        if self.stopped is not None:
+            threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self.done.wait(POLL_SECONDS):
+            if self.stopped():
+                self.searcher.stop()
+                return
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+
+
+TreeWorker = Worker  # the master tree's name for it
+
+
+class Team:
+    """The k node-clock workers in this process, run one after another in each slice (in
+    ``order`` if given: the answers do not depend on it), and the master's own searcher, built
+    when a master first asks for it (the root policies never do): its table and move order,
+    through which the master tree's merged selections go (Jurčovič's master stores them as it
+    stores its own entries)."""
 
     def __init__(self, options: SearcherConfig, workers: int) -> None:
         self.options = options
-        self.workers = [TreeWorker(w, options) for w in range(workers)]
-        self.master = Searcher(hash_mb=options.hash_mb)  # its table and move ordering; it never searches
+        self.workers = [Worker(w, options) for w in range(workers)]
+        self._master: Searcher | None = None
         self.best_moves: dict[int, str] = {}  # position key -> its best move in the master's last tree
+
+    @property
+    def master(self) -> Searcher:
+        """The master's searcher: it orders moves and keeps a table, and never searches."""
+        if self._master is None:
+            self._master = Searcher(hash_mb=self.options.hash_mb)
+        return self._master
 
     def begin(self, fen: str, moves: tuple[str, ...], searchmoves: tuple[str, ...] = ()) -> None:
         for w in self.workers:
@@ -292,8 +402,12 @@ class InProcessTeam:
     def new_game(self) -> None:
         for w in self.workers:
             w.new_game()
-        self.master.new_game()
+        if self._master is not None:
+            self._master.new_game()
         self.best_moves.clear()
 
     def close(self) -> None:
         self.workers = []
+
+
+InProcessTeam = Team  # the master tree's and the splitting masters' name for it

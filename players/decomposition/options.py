@@ -39,6 +39,14 @@ class SearcherConfig:
         """These options for a YBW team of ``threads`` threads."""
         return replace(self, ybw_threads=threads, min_split_depth=min_split_depth, defer=False)
 
+    def engine_searcher(self):
+        """A plain searcher with a table of its own (the node clock's workers): no shared table,
+        no deferral, one thread."""
+        from evaluation.spec import EvalSpec
+        from players.searcher import Searcher
+        return Searcher(EvalSpec.parse(self.mask, self.weights), self.hash_mb, null_move=self.null_move, lmr=self.lmr,
+                        futility=self.futility, exact=self.exact)
+
     def make_searcher(self):
         from evaluation.spec import EvalSpec
         from .shared_searcher import SharedSearcher

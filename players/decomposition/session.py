@@ -74,12 +74,9 @@ class Session:
         most 2 processes, or the scheduler's)."""
         from .lockstep import InProcess
         c = self.config
-        if c.master_tree is not None or c.split_clock is not None:  # their workers always run in this process
-            from .master_worker import InProcessTeam
-            self._team = InProcessTeam(c.search, c.workers)
-        elif c.root_policy is not None:  # so do the root policies'
-            from .root_worker import ClockTeam
-            self._team = ClockTeam(c.search, c.workers)
+        if c.master_tree is not None or c.split_clock is not None or c.root_policy is not None:
+            from .master_worker import Team  # their workers always run in this process
+            self._team = Team(c.search, c.workers)
         elif c.in_process or (c.workers == 1 and not c.scheduler):
             self._team = InProcess(c.search, c.workers)
         else:
