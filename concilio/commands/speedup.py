@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from concilio.commands.parsing import command
+from concilio.commands.scheduler import add_scheduler, remote_of
 
 
 def add_parser(sub) -> None:
@@ -15,6 +16,8 @@ def add_parser(sub) -> None:
     p.add_argument("--depth", type=int, help="override the file's depth")
     p.add_argument("--limit", type=int, help="only the first N positions")
     p.add_argument("--csv", help="where to write the CSV (default reports/speedup-<name>.csv)")
+    add_scheduler(p, "parallel searches' workers (n of its threads for n workers; the sequential reference runs "
+                     "here)", file=False)
     p.set_defaults(func=run)
 
 
@@ -25,8 +28,9 @@ def run(args: argparse.Namespace) -> int:
         settings["depth"] = args.depth
     if args.limit:
         settings["limit"] = args.limit
+    remote = remote_of(args)
     print(HEAD)
-    rows = run_speedup(settings, variants)
+    rows = run_speedup(settings, variants, remote=remote)
     out = Path(args.csv or f"reports/speedup-{settings['name']}.csv")
     write_csv(rows, out)
     print(f"CSV: {out}")

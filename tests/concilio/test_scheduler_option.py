@@ -18,6 +18,7 @@ COMMANDS = [
     ["scaling", "duels", "sweep"],
     ["autotune", "distribution"],
     ["label", "STORE"],
+    ["speedup", "speedup"],
 ]
 
 

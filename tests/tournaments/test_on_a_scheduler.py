@@ -240,3 +240,31 @@ def test_a_tune_on_the_scheduler_searches_and_chooses_as_here(cluster, data_dir,
         results.append((yaml.safe_load((folder / "tuned.yaml").read_text()),  # its comment names the folder
                         _searches(folder / "store.sqlite")))
     assert results[0] == results[1]
+
+
+SPEEDUP = """\
+name: tiny
+positions: POSITIONS
+depth: 4
+limit: 3
+workers: [1, 2]
+node_workers: []
+search: {exact: true, null_move: false, lmr: false, futility: false}
+algorithms:
+  - {name: root-split+pvs, algorithm: root_split}
+"""
+
+
+def test_a_speedup_s_parallel_searches_run_on_the_scheduler(cluster, data_dir, tmp_path):
+    from base.cluster import Remote
+    from base.config import ConfigError
+    from tournaments.speedup.run import load_speedup, run_speedup
+    path = _file(tmp_path, "tiny.yaml", SPEEDUP, positions=data_dir / "suites" / "bratko-kopec.epd")
+    settings, variants = load_speedup(path)
+    said: list[str] = []
+    rows = run_speedup(settings, variants, out=said.append, remote=Remote(cluster.address))
+    assert [(r.algorithm, r.workers, r.agree) for r in rows] == [("root-split+pvs", 1, 3), ("root-split+pvs", 2, 3)]
+    assert f"2 workers on the Dask cluster at {cluster.address}" in said, said
+    path.write_text(path.read_text() + "  - {name: abdada, algorithm: abdada, shared_table: true}\n")
+    with pytest.raises(ConfigError, match="abdada: a shared table or the threads of one process need the workers"):
+        run_speedup(*load_speedup(path), out=said.append, remote=Remote(cluster.address))

@@ -29,7 +29,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from base.cluster import ClusterError, Remote
 from base.config import ConfigError, Located, YamlSource, load_checked
+from base.runner import Runner
 from base.resources import resolve_data_reference
 from players.decomposition.algorithms import Master, ParallelResult, iterate
 from players.decomposition.config import DecompositionConfig, decomposition_from
@@ -98,8 +100,13 @@ def _parse(src: YamlSource, folder: Path, given: str) -> tuple[dict, list[Decomp
     return settings, variants
 
 
-def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) -> list[Row | NodeRow]:
-    """The time-based (and oversubscribed) rows, then the node-clock rows (``.nodes``)."""
+def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print,
+                remote: Remote | None = None) -> list[Row | NodeRow]:
+    """The time-based (and oversubscribed) rows, then the node-clock rows (``.nodes``).  With
+    ``remote`` each parallel search's n workers are n threads of that scheduler's workers (the
+    sequential reference and the node-clock rows run here)."""
+    if remote is not None:
+        _check_remote(variants, remote)
     suite = read_suite(settings["positions"])
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
@@ -115,7 +122,8 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
         runners: dict[bool, object] = {}
         try:
             for threads in sorted({v.threads for v in variants}) if n > 1 else [False]:
-                runners[threads] = runner = open_runner(n, threads=threads)
+                runners[threads] = runner = open_runner(n, threads=threads) if remote is None or n <= 1 else \
+                    _on_scheduler(remote, n, out)
                 if n > 1:
                     job_rt, bcast = latency(runner)
                     kind = "threads of one process" if threads else "workers"
@@ -154,6 +162,29 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print) 
             out(line)
         return rows + clock_rows
     return rows
+
+
+def _check_remote(variants: list[DecompositionConfig], remote: Remote) -> None:
+    """Variants whose workers must share this machine's memory cannot search on a scheduler."""
+    here = [v.name for v in variants if (v.shared_table or v.threads) and not clock_only(v)]
+    if here:
+        raise ConfigError([f"{', '.join(here)}: a shared table or the threads of one process need the workers on "
+                           f"this machine, not on the scheduler {remote.scheduler}"])
+
+
+def _on_scheduler(remote: Remote, n: int, out) -> Runner:
+    """n slots on the scheduler's workers, once n threads have joined; each loads the search first."""
+    from base.runner.dask import START_TIMEOUT_S, DaskRunner
+    from players.decomposition.jobs import warm
+    runner = DaskRunner.start(None, remote.scheduler, warm=warm, min_workers=1, wanted=n, slots=n, tell=out)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while len(runner.live()) < n and time.monotonic() < deadline:  # a worker that joins meanwhile gets its slots
+        time.sleep(0.5)
+    if len(runner.live()) < n:
+        runner.close()
+        raise ClusterError(f"the scheduler {remote.scheduler} has {runner.workers} worker thread(s), {n} wanted")
+    out(f"{n} workers on the Dask cluster at {remote.scheduler}")
+    return runner
 
 
 def timed_search(runner, variant: DecompositionConfig, options: SearcherConfig, fen: str, depth: int, key: str,
