@@ -283,7 +283,10 @@ def _play(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecor
         print(f"game {args[0].id} failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
               file=sys.stderr)
 
-    games = [(s, config.entry(s.white), config.entry(s.black), config) for s in todo]
+    # Each game carries its own opening: the book stays here (a task of 1 KB rather than 100 KB
+    # with a 1000-opening book, sent to a worker for every game)
+    sent = replace(config, openings=())
+    games = [(s, config.entry(s.white), config.entry(s.black), sent) for s in todo]
     with borrowed_or_own(config.concurrency, runner, remote=config.remote, tell=out, dashboard=False) as used:
         for _, record in used.map(play_game_task, games, on_error=failed):
             if finish(record):
