@@ -515,8 +515,9 @@ class DaskRunner:
 
     # --- the end ---------------------------------------------------------------------------------------
     def close(self) -> None:
-        """Let go of everything the jobs left on the workers (the plugin's teardown), then
-        close the cluster if it is this runner's own."""
+        """Let go of everything the jobs left on the workers (the plugin's teardown: on an
+        existing scheduler's workers too, which stay up for the next command), then close the
+        cluster (or the client) if it is this runner's own."""
         if self._closed:
             return
         self._closed = True
@@ -524,13 +525,13 @@ class DaskRunner:
         for place in self._places:
             place.alive, place.actor = False, None  # the actors go with their references
         try:
-            if self._own:
-                self.cluster.close()  # each worker closing tears its plugins down
-            else:
+            if not (self._own and self.local):  # an existing scheduler's workers outlive us: they let go now
                 try:
                     self.client.unregister_worker_plugin(self.name)
                 except Exception:  # noqa: BLE001 - a client or worker that is gone keeps nothing of ours
                     pass
+            if self._own:
+                self.cluster.close()  # a local cluster's workers close, tearing their plugins down
         finally:
             self._here.close()
 

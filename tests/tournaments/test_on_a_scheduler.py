@@ -125,6 +125,10 @@ def test_a_worker_that_joins_late_gets_slots_and_a_cap_is_kept(tmp_path):
         finally:
             runner.close()
             capped.close()
+        from distributed import Client
+        with Client(cluster.address) as client:  # the workers stay up, holding nothing of the runners
+            held = client.run(lambda dask_worker: [n for n in dask_worker.plugins if n.startswith("concilio-runner")])
+        assert held and not any(held.values()), held
     finally:
         gen.close()
     assert said[0].startswith(f"on the Dask cluster at {cluster.address}: 1 worker(s), 1 thread(s)"), said
