@@ -33,7 +33,8 @@ from players.core.tt import tt_export_deep, tt_import
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from .options import LockstepConfig, SearcherConfig
-from .master_worker import SlicedRun, fresh_root, start_search
+from .result import SlicedRun
+from .master_worker import fresh_root, start_search
 
 MAX_DEPTH = 63
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with

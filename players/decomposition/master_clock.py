@@ -39,7 +39,6 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,58 +62,14 @@ from .master_worker import (
     Rewindow,
     RootIteration,
     SendTable,
-    SlicedRun,
     SliceReport,
 )
 from .options import MasterTreeConfig
+from .result import Messages, SlicedResult
 from .tree_policies import make_policy
 
 MAX_DEPTH = 63
-
-
-@dataclass
-class Messages:
-    """Messages sent during one move, by kind (entries: table entries they carried)."""
-
-    jobs: int = 0
-    results: int = 0
-    aborts: int = 0
-    windows: int = 0
-    table: int = 0
-    entries: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.jobs + self.results + self.aborts + self.windows + self.table
-
-
-@dataclass
-class MasterTreeResult(SlicedRun):
-    """The answer and the node clock's metrics of one move (nodes for seconds)."""
-
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    slices: int  # until the master knew the answer
-    slice_nodes: int
-    nodes: int  # all workers' nodes
-    worker_nodes: tuple[int, ...]
-    messages: Messages
-    overruns: int
-    iterations: tuple[IterationInfo, ...]
-    seconds: float
-    leaves: int = 0  # jobs dispatched to tree leaves, all iterations
-    policy: str = "master_tree"
-
-
-    def metrics(self) -> str:
-        m = self.messages
-        name = "master tree" if self.policy == "master_tree" else f"master tree, {self.policy}"
-        return (f"{name}: {self.slices} slices of {self.slice_nodes} nodes (T_k {self.parallel_nodes} nodes), "
-                f"{self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), {m.total} messages (jobs {m.jobs}, "
-                f"results {m.results}, aborts {m.aborts}, windows {m.windows}, table {m.table} with {m.entries} "
-                f"entries), {self.overruns} overruns; depth {self.depth}, {self.move} ({self.score})")
+MasterTreeResult = SlicedResult  # the name the master tree's result had
 
 
 class _Master:
@@ -349,7 +304,7 @@ class _Master:
 def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
-                    order: Sequence[int] | None = None) -> MasterTreeResult:
+                    order: Sequence[int] | None = None) -> SlicedResult:
     """One move: iterations until ``depth`` or until the clock reaches ``nodes`` (per worker:
     k × that in all, at most), the last completed iteration answering.  ``stopped()`` (a
     deadline) ends it at a slice boundary; ``order`` is the order the workers run in within a
@@ -385,6 +340,6 @@ def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, mov
                 to_master.setdefault(t + latency, []).append(r)
         t += 1
     move, score, done, line = master.best
-    return MasterTreeResult(move, score, done, line, t, config.slice, sum(worker_nodes), tuple(worker_nodes),
-                            messages, overruns, tuple(master.iterations), time.perf_counter() - start, master.leaves,
-                            config.policy)
+    return SlicedResult(config.policy, move, score, done, line, t, config.slice, sum(worker_nodes),
+                        tuple(worker_nodes), messages, overruns, tuple(master.iterations), time.perf_counter() - start,
+                        master.leaves)

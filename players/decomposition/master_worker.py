@@ -111,19 +111,6 @@ class RootIteration:
     pv: tuple[str, ...]
 
 
-class SlicedRun:
-    """A search run on the node clock (the result of a lockstep, master-tree or splitting
-    run): its parallel time is its slices."""
-
-    slices: int
-    slice_nodes: int
-
-    @property
-    def parallel_nodes(self) -> int:
-        """T_k in nodes: slices × the slice's nodes."""
-        return self.slices * self.slice_nodes
-
-
 @dataclass(frozen=True)
 class SliceReport:
     """What one worker did in one slice and what it sends the master at its end."""

@@ -1,6 +1,5 @@
 """The node clock's master side shared by its drivers (``docs/node-clock.md``): the ``Wait`` a
-policy yields, the :class:`Desk` through which it submits, rewindows and aborts jobs, and the
-settings and message counts of the master-worker algorithms on the clock.
+policy yields and the :class:`Desk` through which it submits, rewindows and aborts jobs.
 
 Why apart from :mod:`.split_clock`: the policies (:mod:`.split_policies`) need the desk and
 the wait, and the clock needs the policies; with both here neither imports the other.
@@ -16,6 +15,7 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
 from .master_worker import Abort, Job, JobResult, Message, Rewindow, RootIteration, SliceReport
+from .result import Messages
 
 MAX_DEPTH = 63
 Answer = JobResult | RootIteration
@@ -28,28 +28,6 @@ class Wait:
     jobs: frozenset[int]
 
 
-@dataclass(frozen=True)
-class SplitMessages:
-    """Messages sent during one move, by kind."""
-
-    jobs: int = 0
-    results: int = 0
-    aborts: int = 0
-    windows: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.jobs + self.results + self.aborts + self.windows
-
-
-@dataclass
-class _Counts:
-    jobs: int = 0
-    results: int = 0
-    aborts: int = 0
-    windows: int = 0
-
-
 @dataclass
 class Desk:
     """The master's side of the clock, as a policy sees it: jobs, windows, aborts, the
@@ -58,7 +36,7 @@ class Desk:
     k: int
     max_depth: int
     start: float
-    counts: _Counts = field(default_factory=_Counts)
+    counts: Messages = field(default_factory=Messages)  # jobs, aborts, windows: what the desk sent
     nodes: int = 0  # every worker's so far (the driver keeps it)
     finished: bool = False
     best: tuple[str, int, int, tuple[str, ...]] = ("", 0, 0, ())  # move, score, depth, PV

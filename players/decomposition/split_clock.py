@@ -27,49 +27,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from players.position import Position
-from players.result import IterationInfo
 
-from .master_worker import InProcessTeam, Message, SlicedRun, SliceReport
-from .node_clock import MAX_DEPTH, Answer, Desk, SplitMessages, Wait
+from .master_worker import InProcessTeam, Message, SliceReport
+from .node_clock import MAX_DEPTH, Answer, Desk, Wait
 from .options import SplitClockConfig
+from .result import Messages, SlicedResult
+
+SplitMessages = Messages  # the names the split results had
+SplitClockResult = SlicedResult
 from .split_policies import MasterPolicy
 
 __all__ = ["Answer", "Desk", "SplitClockConfig", "SplitClockResult", "SplitMessages", "Wait", "run_split_clock"]
 
 
-@dataclass(frozen=True)
-class SplitClockResult(SlicedRun):
-    """The answer and the node clock's metrics of one move (nodes for seconds)."""
-
-    algorithm: str
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    slices: int  # until the master knew the answer
-    slice_nodes: int
-    nodes: int  # all workers' nodes
-    worker_nodes: tuple[int, ...]
-    messages: SplitMessages
-    overruns: int
-    iterations: tuple[IterationInfo, ...]
-    seconds: float
-
-    def metrics(self) -> str:
-        m = self.messages
-        return (f"{self.algorithm} (node clock): {self.slices} slices of {self.slice_nodes} nodes "
-                f"(T_k {self.parallel_nodes} nodes), {self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), "
-                f"{m.total} messages (jobs {m.jobs}, results {m.results}, aborts {m.aborts}, windows {m.windows}), "
-                f"{self.overruns} overruns; depth {self.depth}, {self.move} ({self.score})")
-
-
 def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
-                    order: Sequence[int] | None = None) -> SplitClockResult:
+                    order: Sequence[int] | None = None) -> SlicedResult:
     """One move: iterations until ``depth`` or until the clock reaches ``nodes`` (per worker:
     k × that in all, at most), the last completed iteration answering.  ``stopped()`` (a
     deadline) ends it at a slice boundary; ``order`` is the order the workers run in within a
@@ -125,6 +101,6 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
     master.close()
     move, score, done, line = desk.best
     c = desk.counts
-    return SplitClockResult(config.algorithm, move, score, done, line, t, config.slice, sum(worker_nodes),
-                            tuple(worker_nodes), SplitMessages(c.jobs, results, c.aborts, c.windows), overruns,
-                            tuple(desk.iterations), time.perf_counter() - start)
+    return SlicedResult(config.algorithm, move, score, done, line, t, config.slice, sum(worker_nodes),
+                        tuple(worker_nodes), Messages(c.jobs, results, c.aborts, c.windows), overruns,
+                        tuple(desk.iterations), time.perf_counter() - start)

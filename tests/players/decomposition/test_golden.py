@@ -180,7 +180,7 @@ def _messages(messages: Any) -> Any:
     return {kind: n for kind, n in _plain(messages).items() if n}
 
 
-# The clock metrics a node-clock result may carry (SplitClockResult, MasterTreeResult,
+# The clock metrics a node-clock result may carry (SlicedResult: splitting and the master tree;
 # LockstepResult, RootPolicyResult, aspiration's NodeClock).
 CLOCK = ("worker", "slices", "slice_nodes", "time", "nodes", "worker_nodes", "messages", "entries_sent", "overruns",
          "leaves", "researches", "fallbacks", "depths", "answers", "votes", "schedule")
@@ -191,9 +191,9 @@ def clock_fields(result: Any) -> dict:
     place to adapt when the result types change: the values read must stay the golden ones."""
     out = {}
     for name in CLOCK:
-        if result is None or not hasattr(result, name):
+        value = getattr(result, name, None)
+        if value is None:  # not this result's metric (one result type carries every algorithm's)
             continue
-        value = getattr(result, name)
         if name == "messages":
             value = _messages(value)
         elif name == "answers":
