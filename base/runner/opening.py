@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from base.cluster import Remote
+from base.cluster import ClusterError, Remote
 from base.runner.inline import InlineRunner
 from base.runner.protocol import Runner
 
@@ -43,10 +43,17 @@ def borrowed_or_own(workers: int, runner: Runner | None = None, *, remote: Remot
 
 
 def _on_scheduler(remote: Remote, tell: Callable[[str], None]) -> Runner:
-    """A runner on the workers of ``remote``'s scheduler, once one has joined; says where."""
+    """A runner on the workers of ``remote``'s scheduler, once one has joined; says where.
+    Refused when a worker runs another engine than this checkout: the results it sent back
+    would be filed under this engine's fingerprint (a store's key, a game's record)."""
     from base.runner.dask import DaskRunner
     used = DaskRunner.start(None, remote.scheduler, dashboard=True, slots=remote.slots, wanted=remote.slots,
                             tell=tell)
+    ours, theirs = _engine(), set(used.everywhere(_engine))
+    if theirs - {ours}:
+        used.close()
+        raise ClusterError(f"the workers of {remote.scheduler} run engine {', '.join(sorted(theirs - {ours}))} "
+                           f"(base.fingerprint) and this checkout engine {ours}: give every machine this checkout")
     threads = used.cluster.worker_threads()
     cap = f"; {used.workers} at once (slots: {remote.slots})" if remote.slots and remote.slots < sum(
         threads.values()) else ""
@@ -54,6 +61,12 @@ def _on_scheduler(remote: Remote, tell: Callable[[str], None]) -> Runner:
     tell(f"on the Dask cluster at {remote.scheduler}: {len(threads)} worker(s), {sum(threads.values())} "
          f"thread(s){cap}{board}")
     return used
+
+
+def _engine() -> str:
+    """The engine's fingerprint where this runs (here, or on a worker)."""
+    from base.fingerprint import engine_fingerprint
+    return engine_fingerprint()
 
 
 def _print(line: str) -> None:

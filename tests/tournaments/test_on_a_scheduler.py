@@ -272,3 +272,13 @@ def test_a_speedup_s_parallel_searches_run_on_the_scheduler(cluster, data_dir, t
     path.write_text(path.read_text() + "  - {name: abdada, algorithm: abdada, shared_table: true}\n")
     with pytest.raises(ConfigError, match="abdada: a shared table or the threads of one process need the workers"):
         run_speedup(*load_speedup(path), out=said.append, remote=Remote(cluster.address))
+
+
+def test_workers_of_another_engine_are_refused(cluster, monkeypatch):
+    import base.fingerprint
+    from base.cluster import ClusterError, Remote
+    from base.runner import open_runner
+    monkeypatch.setattr(base.fingerprint, "engine_fingerprint", lambda: "0123456789ab")  # here only
+    with pytest.raises(ClusterError, match=f"the workers of {cluster.address} run engine [0-9a-f]{{12}} "
+                                           r"\(base.fingerprint\) and this checkout engine 0123456789ab"):
+        open_runner(1, remote=Remote(cluster.address), tell=lambda line: None)
