@@ -282,3 +282,54 @@ def test_workers_of_another_engine_are_refused(cluster, monkeypatch):
     with pytest.raises(ClusterError, match=f"the workers of {cluster.address} run engine [0-9a-f]{{12}} "
                                            r"\(base.fingerprint\) and this checkout engine 0123456789ab"):
         open_runner(1, remote=Remote(cluster.address), tell=lambda line: None)
+
+
+LABELLER = """\
+import sys
+import chess
+board, lines = chess.Board(), 1
+for line in sys.stdin:
+    words = line.split()
+    if words == ["uci"]:
+        print("id name sorted")
+        print("option name MultiPV type spin default 1 min 1 max 500")
+        print("uciok", flush=True)
+    elif words[:1] == ["isready"]:
+        print("readyok", flush=True)
+    elif words[:4] == ["setoption", "name", "MultiPV", "value"]:
+        lines = int(words[4])
+    elif words[:1] == ["position"]:
+        at = words.index("moves") if "moves" in words else len(words)
+        board = chess.Board() if words[1] == "startpos" else chess.Board(" ".join(words[2:at]))
+        for move in words[at + 1:]:
+            board.push_uci(move)
+    elif words[:1] == ["go"]:
+        moves = sorted(m.uci() for m in board.legal_moves)[:lines]
+        for k, move in enumerate(moves, 1):
+            print(f"info depth 1 multipv {k} score cp {-k} nodes 1 pv {move}")
+        print(f"bestmove {moves[0]}", flush=True)
+    elif words[:1] == ["quit"]:
+        break
+"""
+
+
+def test_labelling_on_the_scheduler_stores_the_local_positions_and_labels(cluster, data_dir, tmp_path):
+    """Self-play games and labels as the workers' tasks (a labeller that lists the sorted legal
+    moves stands in for Stockfish: every worker runs it, as every machine needs the engine)."""
+    from base.cluster import Remote
+    from tournaments.training.label_store import LabelStore
+    from tournaments.training.labelling import LabelPlan, run_label
+    script = tmp_path / "sorted.py"
+    script.write_text(LABELLER)
+    engine = tmp_path / "sorted"
+    engine.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    engine.chmod(0o755)
+    stores = []
+    for where, remote in (("here", None), ("there", Remote(cluster.address))):
+        plan = LabelPlan(tmp_path / f"{where}.sqlite", data_dir / "openings" / "8moves_v3-1000.epd", games=2,
+                         per_game=3, budgets=(200,), engine=str(engine), nodes=10, multipv=2, workers=1, remote=remote)
+        outcome = run_label(plan, progress=False)
+        assert outcome.games == 2 and outcome.labels == outcome.positions >= 1
+        with LabelStore(plan.store) as store:
+            stores.append(sorted(store.labelled()))
+    assert stores[0] == stores[1]
