@@ -163,9 +163,11 @@ def _concilio(*args: str, cwd: Path) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
-def test_a_lost_scheduler_stops_the_match_which_resumes_here(tmp_path):
+@pytest.mark.parametrize("resume", ["here", "on a new scheduler"])
+def test_a_lost_scheduler_stops_the_match_which_resumes(tmp_path, resume):
     """The scheduler killed after the first game: exit 2, a line on how to go on; the same
-    command without ``--scheduler`` finishes the match locally, the games played kept."""
+    command finishes the match, here (without ``--scheduler``) or on a new scheduler, the games
+    played kept and none played twice."""
     logs = tmp_path / "logs"
     logs.mkdir()
     path = _match(tmp_path / "m", games=6, plies=40).source
@@ -183,14 +185,21 @@ def test_a_lost_scheduler_stops_the_match_which_resumes_here(tmp_path):
     finally:
         gen.close()
     assert run.returncode == 2, (lines, rest, err)
-    assert "concilio match: error:" in err and "rerun" in err, err
-    print(err)
+    assert "concilio match: error: " in err and "finished work is kept: rerun the same command to resume" in err, err
     played = [json.loads(line)["id"] for line in (tmp_path / "m" / "out" / "games.jsonl").read_text().splitlines()]
     assert 1 <= len(played) < 6
-    again = _concilio("match", path, "--quiet", cwd=tmp_path)
-    out, err = again.communicate(timeout=600)
+    (tmp_path / "logs2").mkdir()
+    gen = loopback(tmp_path / "logs2", workers=1) if resume != "here" else iter([None])
+    anew = next(gen)
+    try:
+        again = _concilio("match", path, "--quiet", *(["--scheduler", anew.address] if anew else []), cwd=tmp_path)
+        out, err = again.communicate(timeout=600)
+    finally:
+        if anew:
+            gen.close()
     assert again.returncode == 0, out + err
     assert f"{len(played)} games already played, {6 - len(played)} to go" in out, out
+    assert ("on the Dask cluster at" + (f" {anew.address}" if anew else "") in out) == bool(anew), out
     finished = [json.loads(line)["id"] for line in (tmp_path / "m" / "out" / "games.jsonl").read_text().splitlines()]
     assert finished[:len(played)] == played and sorted(finished) == sorted(set(finished)) and len(finished) == 6
 
