@@ -34,9 +34,8 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from .options import LockstepConfig, SearcherConfig
 from .result import SlicedRun
-from .master_worker import fresh_root, start_search
+from .master_worker import MAX_DEPTH, fresh_root, mate_confirmed, start_search
 
-MAX_DEPTH = 63
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
 # ((d + SKIP_PHASE[j]) // SKIP_SIZE[j]) odd, j = (i - 1) % 20.  Workers that share no memory
 # and search deterministically would otherwise search the same tree, send each other what they
@@ -137,9 +136,8 @@ class LockstepWorker:
                 self.pv = (self.move,)
             iterations.append(IterationInfo(depth, int(stats[S_SELDEPTH]), self.score, mate_in_moves(self.score),
                                             self.used + int(stats[S_NODES]), 0.0, self.pv))
-            mate = mate_in_moves(self.score)
-            if mate is not None and depth >= 2 * abs(mate) + 1:
-                self.depth = self.max_depth + 1  # a confirmed mate: deeper search cannot change it
+            if mate_confirmed(self.score, depth):
+                self.depth = self.max_depth + 1  # deeper search cannot change it
             if overrun:
                 break  # one iteration past the slice, no more
         nodes = int(stats[S_NODES])

@@ -54,6 +54,7 @@ from players.searcher import mate_in_moves
 from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, record, sent
 from .master_worker import (
     EXCHANGE_MIN_DEPTH,
+    MAX_DEPTH,
     Abort,
     Entries,
     InProcessTeam,
@@ -63,12 +64,12 @@ from .master_worker import (
     RootIteration,
     SendTable,
     SliceReport,
+    mate_confirmed,
 )
 from .options import MasterTreeConfig
 from .result import Messages, SlicedResult
 from .tree_policies import make_policy
 
-MAX_DEPTH = 63
 MasterTreeResult = SlicedResult  # the name the master tree's result had
 
 
@@ -193,8 +194,7 @@ class _Master:
         self.best = (line[0], int(score), d, line)
         self.iterations.append(IterationInfo(d, None, int(score), mate_in_moves(score), self.nodes,
                                              time.perf_counter() - self.start, line))
-        mate = mate_in_moves(score)
-        if d >= self.max_depth or (mate is not None and d >= 2 * abs(mate) + 1):
+        if d >= self.max_depth or mate_confirmed(score, d):
             self.finished = True
 
     def _end_iteration(self) -> None:

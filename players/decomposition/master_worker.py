@@ -33,6 +33,7 @@ from players.searcher import Searcher, mate_in_moves
 
 from .options import SearcherConfig
 
+MAX_DEPTH = 63  # the deepest iteration a node-clock search runs
 POLL_SECONDS = 0.005  # how often a running search looks at its stop condition (root policies)
 
 MAX_RESTARTS = 4
@@ -138,6 +139,13 @@ class RootSearch:
     @property
     def exact(self) -> bool:
         return not self.stopped and self.alpha < self.score < self.beta
+
+
+def mate_confirmed(score: int, depth: int) -> bool:
+    """The sequential search's rule: an iteration ``depth`` deep that finds a mate in n moves
+    has proven it once ``depth >= 2n + 1``; deeper iterations cannot change it."""
+    mate = mate_in_moves(int(score))
+    return mate is not None and depth >= 2 * abs(mate) + 1
 
 
 def fresh_root(searcher: Searcher, fen: str, moves: tuple[str, ...],
@@ -325,9 +333,8 @@ class Worker:
                 line = (best,)
             done.append(RootIteration(self.job.id, d, int(score), line))
             self.next_depth, self.guess = d + 1, int(score)
-            mate = mate_in_moves(int(score))
-            if mate is not None and d >= 2 * abs(mate) + 1:
-                self.next_depth = self.job.depth + 1  # a confirmed mate: deeper search cannot change it
+            if mate_confirmed(score, d):
+                self.next_depth = self.job.depth + 1  # deeper search cannot change it
         return int(stats[S_NODES]), None, tuple(done)
 
 

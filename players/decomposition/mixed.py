@@ -44,6 +44,7 @@ from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
+from .master_worker import mate_confirmed
 from .root_worker import ClockTeam, RootPolicyConfig, RootPolicyResult, RootSearch
 
 
@@ -216,8 +217,7 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
         answer, done = result, d
         history.append(IterationInfo(d, None, result.score, mate_in_moves(result.score), sum(state.spent),
                                      time.perf_counter() - start, result.pv))
-        mate = mate_in_moves(result.score)
-        if mate is not None and d >= 2 * abs(mate) + 1:
+        if mate_confirmed(result.score, d):
             break
         if config.order_depth > 0:  # the next round: ordered by this one's answers, around its value
             order, guess, ordered = result.ranking, result.score, True

@@ -14,10 +14,9 @@ from players.core.search import INF
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
-from .master_worker import Abort, Job, JobResult, Message, Rewindow, RootIteration, SliceReport
+from .master_worker import Abort, Job, JobResult, Message, Rewindow, RootIteration, SliceReport, mate_confirmed
 from .result import Messages
 
-MAX_DEPTH = 63
 Answer = JobResult | RootIteration
 
 
@@ -98,10 +97,9 @@ class Desk:
     def record(self, depth: int, score: int, line: tuple[str, ...]) -> None:
         """Iteration ``depth`` is complete: its answer is the move's now."""
         self.best = (line[0], int(score), depth, line)
-        mate = mate_in_moves(int(score))
-        self.iterations.append(IterationInfo(depth, None, int(score), mate, self.nodes,
+        self.iterations.append(IterationInfo(depth, None, int(score), mate_in_moves(int(score)), self.nodes,
                                              time.perf_counter() - self.start, line))
-        if depth >= self.max_depth or (mate is not None and depth >= 2 * abs(mate) + 1):
+        if depth >= self.max_depth or mate_confirmed(score, depth):
             self.finished = True
 
     # --- what the driver calls -----------------------------------------------------------------------

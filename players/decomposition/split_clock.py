@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 
 from players.position import Position
 
-from .master_worker import InProcessTeam, Message, SliceReport
-from .node_clock import MAX_DEPTH, Answer, Desk, Wait
+from .master_worker import MAX_DEPTH, InProcessTeam, Message, SliceReport
+from .node_clock import Answer, Desk, Wait
 from .options import SplitClockConfig
 from .result import Messages, SlicedResult
 

@@ -46,6 +46,7 @@ from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
+from .master_worker import mate_confirmed
 from .root_worker import ClockTeam, ClockWorker, RootPolicyConfig, RootPolicyResult, RootSearch
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
@@ -179,9 +180,7 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
             answers[w] = WorkerAnswer(w, d, r.score, r.move, r.pv)
             worker_history[w].append(IterationInfo(d, None, r.score, mate_in_moves(r.score),
                                                    shared_nodes[w] + own_nodes[w], time.perf_counter() - start, r.pv))
-            mate = mate_in_moves(r.score)
-            confirmed = mate is not None and d >= 2 * abs(mate) + 1  # the sequential search's rule
-            if d < max_depth and not confirmed and not (budget and own_nodes[w] >= limits[w]):
+            if d < max_depth and not mate_confirmed(r.score, d) and not (budget and own_nodes[w] >= limits[w]):
                 heapq.heappush(ready, (shared_nodes[w] + own_nodes[w], w, d + 1))
     dealt = [a for w, a in enumerate(answers) if shares[w] or w == 0]
     best = choose(dealt)
