@@ -5,7 +5,7 @@ worker's slot.  It has the interface of :class:`~.lockstep.InProcess` (``begin``
 ``run_slice``, ``new_game``, ``close``), so :func:`~.lockstep.run_lockstep` drives either the
 same way and the answers are identical.
 
-The Dask in the lazy cluster is the runner's (``base.dask_runner``): the workers live in its
+The Dask in the lazy cluster is the runner's (``base.runner.dask``): the workers live in its
 state on each process, and closing it lets them go."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class DaskLockstep:
 
     def __init__(self, options: SearcherConfig, workers: int, processes: int | None = None,
                  scheduler: str | None = None, cluster: Cluster | None = None) -> None:
-        from base.dask_runner import DaskRunner
+        from base.runner.dask import DaskRunner
         self.options = options
         self.n = workers
         self.runner = (DaskRunner.start(processes or min(workers, 2), scheduler) if cluster is None

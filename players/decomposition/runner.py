@@ -4,7 +4,7 @@ signals: share a bound with running jobs, stop work a cut-off made useless, crea
 release a game's shared table, drop a game's searchers.  Messages are counted, the thesis's
 communication measure.
 
-On Dask (``base.dask_runner``) each worker thread is a slot, a long-lived actor: a job
+On Dask (``base.runner.dask``) each worker thread is a slot, a long-lived actor: a job
 travels from the master straight to the worker and back (about 2 ms on a local cluster),
 where a task submitted through the scheduler takes several times that — most of a small
 job's time.  A slot runs one search at a time in its own thread; bounds and stop orders
@@ -36,7 +36,7 @@ def open_runner(workers: int, scheduler: str | None = None, *, threads: bool = F
         return InlineRunner()
     if threads and scheduler:
         raise ValueError("search threads of one process need a local cluster, not a scheduler's workers")
-    from base.dask_runner import DaskRunner
+    from base.runner.dask import DaskRunner
     if threads:
         return DaskRunner.start(1, threads_per_worker=workers, warm=jobs.warm)
     return DaskRunner.start(workers, scheduler, warm=jobs.warm, min_workers=workers)
