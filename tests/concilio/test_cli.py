@@ -211,8 +211,8 @@ def test_verbose_shows_our_modules_info_logs():
     args = ("play", "lazy-cluster-in-process", "--fen", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "--nodes", "2000")
     quiet, verbose = run(*args), run("-v", *args)
     assert quiet.returncode == verbose.returncode == 0, quiet.stderr + verbose.stderr
-    assert "players.decomposition.player INFO" not in quiet.stderr
-    assert "players.decomposition.player INFO: 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1: lockstep" in verbose.stderr
+    assert "players.decomposition.session INFO" not in quiet.stderr
+    assert "players.decomposition.session INFO: 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1: lockstep" in verbose.stderr
 
 
 def test_no_progress_bar_into_a_file_or_pipe(tmp_path):
