@@ -78,7 +78,8 @@ from .aspiration import parallel_aspiration
 from .options import ALGORITHMS, MASTER_TREES
 from .runner import share_bounds, stop_running
 from .smp import lazy_smp, shared_smp, ybw_search
-from .wall import Aborted, ParallelResult, Tally, WallMaster, board_after, completed
+from .result import ParallelResult, Tally
+from .wall import Aborted, WallMaster, board_after, completed
 
 __all__ = ["ALGORITHMS", "MASTER_TREES", "Aborted", "Master", "ParallelResult", "Tally", "board_after", "child_depth",
            "completed", "fold_answer", "iterate", "ordered_moves"]

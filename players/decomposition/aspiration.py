@@ -34,7 +34,7 @@ stopped when the exact answer arrives (wall time; node counts then depend on tim
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from players.core.context import C_PV, C_PV_LEN, S_NODES, S_STOPPED
 from players.core.moves import move_to_uci
@@ -42,7 +42,8 @@ from players.core.search import INF, MAX_PLY, search_node
 from players.position import Position
 
 from . import jobs
-from .wall import Aborted, ParallelResult, WallMaster, board_after, completed
+from .result import AspirationResult, NodeClock
+from .wall import Aborted, WallMaster, board_after, completed
 from .master_worker import start_search
 from .runner import stop_running
 
@@ -70,25 +71,6 @@ def windows(guess: int, k: int, step: int) -> list[tuple[int, int]]:
 def holding(wins: list[tuple[int, int]], score: int) -> int:
     """The index of the window that answers ``score`` exactly."""
     return next(i for i, (lo, hi) in enumerate(wins) if lo < score < hi)
-
-
-@dataclass
-class NodeClock:
-    """A parallel search measured in nodes: ``time`` = T_k (the nodes until the answer, the
-    iterations' sum), ``nodes`` = what all workers searched until they were stopped."""
-
-    workers: int
-    time: int = 0
-    nodes: int = 0
-    messages: int = 0
-    overruns: int = 0  # workers that searched past T because T was not known yet
-    fallbacks: int = 0  # iterations no window answered (search instability): one full-window search
-    iterations: list[tuple[int, tuple[int, ...], int]] = field(default_factory=list)  # (depth, nodes, decider)
-
-
-@dataclass
-class AspirationResult(ParallelResult):
-    clock: NodeClock | None = None
 
 
 @dataclass(frozen=True)

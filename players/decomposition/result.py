@@ -1,12 +1,68 @@
-"""What a parallel search on the node clock answers with: the move, and the clock's metrics
-(nodes for seconds).  One type for the algorithms that advance in slices with a master
-(splitting, the master tree and its policies) and one message count for every master.
+"""What a parallel search answers with: the move, what it cost and, on the node clock, the
+clock's metrics (nodes for seconds).  A master on the wall clock answers a ``ParallelResult``
+(with a ``NodeClock`` for parallel aspiration); the masters that advance in slices
+(splitting, the master tree and its policies) a ``SlicedResult``; every node-clock master
+counts its messages in one ``Messages``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from players.result import IterationInfo
+
+if TYPE_CHECKING:
+    from .jobs import JobResult
+
+
+@dataclass
+class Tally:
+    """What a parallel search cost: the thesis's counters."""
+
+    nodes: int = 0
+    jobs: int = 0
+    busy: float = 0.0  # seconds workers spent searching
+    cancelled: int = 0
+
+    def add(self, r: JobResult) -> None:
+        self.nodes += r.nodes
+        self.jobs += 1
+        self.busy += r.seconds
+
+
+@dataclass
+class ParallelResult:
+    """A wall-clock master's answer: the last completed iteration, the tally, the runner's messages."""
+
+    move: str
+    score: int
+    depth: int
+    pv: tuple[str, ...]
+    tally: Tally
+    wall: float
+    messages: int
+    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
+
+
+@dataclass
+class NodeClock:
+    """A parallel search measured in nodes: ``time`` = T_k (the nodes until the answer, the
+    iterations' sum), ``nodes`` = what all workers searched until they were stopped."""
+
+    workers: int
+    time: int = 0
+    nodes: int = 0
+    messages: int = 0
+    overruns: int = 0  # workers that searched past T because T was not known yet
+    fallbacks: int = 0  # iterations no window answered (search instability): one full-window search
+    iterations: list[tuple[int, tuple[int, ...], int]] = field(default_factory=list)  # (depth, nodes, decider)
+
+
+@dataclass
+class AspirationResult(ParallelResult):
+    """Parallel aspiration's answer, with its node clock (measured when its runner has no client)."""
+
+    clock: NodeClock | None = None
 
 
 @dataclass

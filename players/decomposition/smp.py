@@ -16,7 +16,8 @@ import numpy as np
 
 from . import jobs
 from .runner import stop_running
-from .wall import Aborted, ParallelResult, WallMaster, completed
+from .result import ParallelResult
+from .wall import Aborted, WallMaster, completed
 
 if TYPE_CHECKING:
     from .ybw import TeamCounts

@@ -1,6 +1,6 @@
-"""The wall clock's master side, shared by every algorithm driven over a runner: the tally of
-what a search cost, the answer (``ParallelResult``), the abort at a deadline or node budget
-(``Aborted``), and a master's job plumbing (submit a job, wait for the first answer).
+"""The wall clock's master side, shared by every algorithm driven over a runner: the abort at a
+deadline or node budget (``Aborted``) and a master's job plumbing (submit a job, wait for the
+first answer, keep the tally).
 
 Why a module of its own: the splitting masters (:mod:`.algorithms`), parallel aspiration
 (:mod:`.aspiration`) and the shared-memory searches (:mod:`.smp`) all build on it; with it
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
 
 import chess
 
@@ -19,38 +18,12 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from . import jobs
 from .options import SearcherConfig
+from .result import Tally
 from .runner import stop_running
-
-
-@dataclass
-class Tally:
-    """What a parallel search cost: the thesis's counters."""
-
-    nodes: int = 0
-    jobs: int = 0
-    busy: float = 0.0  # seconds workers spent searching
-    cancelled: int = 0
-
-    def add(self, r: jobs.JobResult) -> None:
-        self.nodes += r.nodes
-        self.jobs += 1
-        self.busy += r.seconds
 
 
 class Aborted(Exception):
     """The move's time or node budget ran out inside an iteration."""
-
-
-@dataclass
-class ParallelResult:
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    tally: Tally
-    wall: float
-    messages: int
-    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
 
 
 class WallMaster:
