@@ -14,6 +14,7 @@ the engine it names until someone reruns it.
 """
 import datetime
 import re
+import subprocess
 import warnings
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import pytest
 
 REFERENCE = {"reference.md", "node-clock.md"}  # describe the code, measure nothing
 DOCS = sorted(p for p in (Path(__file__).resolve().parents[1] / "docs").glob("*.md") if p.name not in REFERENCE)
-TOP_LINES = 8  # as many as ../shared/hooks/before-stop reads for the engine's name
+TOP_LINES = 8  # a header lower than this is one a reader scrolls past
 FIELD = re.compile(r"^\* (Engine|Date|Command): (.+)$")
 ENGINE = re.compile(r"^bench (\d+), commit ([0-9a-f]{7,40})\b")
 
@@ -52,3 +53,57 @@ def test_documents_of_an_older_engine_are_listed(readme_bench):
             older.append(f"{path.name} (bench {engine.group(1)}, commit {engine.group(2)})")
     if older:
         warnings.warn(f"measured with an older engine than bench {current}: " + "; ".join(older))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+QUOTED_PATH = re.compile(r"`(\.\./[^`\s]*)`")  # `../x`: a path a reader is told to open
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)|^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$|(?:href|src)=[\"']([^\"']+)", re.M)
+SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def tracked_markdown() -> list[Path]:
+    """The Markdown files git tracks: what a clone gets (build outputs and runs excluded)."""
+    try:
+        names = subprocess.run(["git", "ls-files", "-z", "*.md"], cwd=ROOT, capture_output=True,
+                               check=True, text=True).stdout.split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    return [ROOT / name for name in names if name]
+
+
+def links(text: str) -> list[str]:
+    """The targets of a Markdown text's links and images; code (fenced or inline) is not a link."""
+    text = CODE_SPAN.sub("", FENCE.sub("", text))
+    return [next(g for g in m.groups() if g) for m in LINK.finditer(text)]
+
+
+def quoted_paths(text: str) -> list[str]:
+    """Relative paths quoted as code outside code blocks, which a reader follows like links."""
+    return QUOTED_PATH.findall(FENCE.sub("", text))
+
+
+def test_links_stay_inside_the_repository():
+    # A relative link above the root works only in the checkout it was written in; a clone
+    # (or the documentation site) cannot follow it.
+    outside = []
+    for path in tracked_markdown():
+        if not path.is_file():  # deleted in the working tree, not yet in the index
+            continue
+        text = path.read_text(encoding="utf-8")
+        for target in links(text) + quoted_paths(text):
+            if SCHEME.match(target) or target.startswith("#"):
+                continue
+            base = ROOT if target.startswith("/") else path.parent
+            resolved = (base / target.split("#")[0].lstrip("/")).resolve()
+            if not resolved.is_relative_to(ROOT):
+                outside.append(f"{path.relative_to(ROOT)}: {target}")
+    assert not outside, "links outside the repository:\n" + "\n".join(outside)
+
+
+def test_link_finder_sees_inline_reference_and_html_links_but_not_code():
+    text = ("[a](../x.md) ![b](<img.png>) `[c](../no.md)` `../q.md`\n[d]: ../../y.md\n"
+            "<a href=\"../z\">\n```\n[e](../../no.md) `../no.md`\n```\n")
+    assert links(text) == ["../x.md", "img.png", "../../y.md", "../z"]
+    assert quoted_paths(text) == ["../q.md"]
