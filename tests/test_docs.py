@@ -107,3 +107,15 @@ def test_link_finder_sees_inline_reference_and_html_links_but_not_code():
             "<a href=\"../z\">\n```\n[e](../../no.md) `../no.md`\n```\n")
     assert links(text) == ["../x.md", "img.png", "../../y.md", "../z"]
     assert quoted_paths(text) == ["../q.md"]
+
+
+def test_no_tracked_file_points_at_the_shared_reference_folder():
+    """The reference notes beside the checkout (a folder named shared, beside it) are not in a clone: code, configs
+    and docs cite their sources (author, title, year) instead of pointing there."""
+    outside = "../" + "shared"  # spelled apart, so that this file does not match itself
+    files = subprocess.run(["git", "ls-files", "*.py", "*.yaml", "*.md", "*.toml", "*.txt"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert len(files) > 100
+    found = [f"{name}:{n}" for name in files if (ROOT / name).is_file()
+             for n, line in enumerate((ROOT / name).read_text(errors="replace").splitlines(), 1) if outside in line]
+    assert not found, f"lines pointing outside the repository: {found}"

@@ -1,4 +1,4 @@
-"""Parallel aspiration (Baudet 1978; algorithm 10 of ``../shared/docs/decomposition.md``).
+"""Parallel aspiration (Baudet, PhD thesis, Carnegie Mellon University, 1978).
 
 Every worker searches the whole tree from the root, each with its own window; the k
 windows are disjoint and together cover (−INF, +INF), so exactly one of them holds the

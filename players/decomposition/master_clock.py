@@ -1,5 +1,5 @@
 """Jurčovič's master tree on the node clock (issue 42; ``docs/node-clock.md``;
-algorithm 9 of ``../shared/docs/decomposition.md``): the master's side and the clock.
+his diploma thesis, Bratislava, 2005): the master's side and the clock.
 
 Per iteration of depth d the master expands the tree to ``master_depth`` plies
 (:mod:`.master_tree`: types, bounds, windows), ordering every node's children by the previous

@@ -1,4 +1,4 @@
-"""Jurčovič's master tree (algorithm 9 of ``../shared/docs/decomposition.md``; his thesis,
+"""Jurčovič's master tree (his diploma thesis, Comenius University, Bratislava, 2005;
 section 5.3): the tree the master expands to ``master_depth`` plies in every iteration, its
 nodes typed Knuth–Moore style, the bounds its leaves' answers give every node, and which
 leaves are worth a job, with which window, in which order.  No chess here: the driver

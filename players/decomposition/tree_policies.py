@@ -1,7 +1,7 @@
 """Master policies over the master tree (:mod:`.master_tree`): which leaves of the tree the
 master expanded get a job now, with which window.  The tree, its types, its bounds, the
 dispatch to idle workers, the aborts and the node clock (:mod:`.master_clock`) are the same
-for all; only ``plan`` differs.  Pinhanez's dissertation (``../shared/seeds/002_…``, sections
+for all; only ``plan`` differs.  Pinhanez's dissertation (IME-USP, 1989, sections
 5.2–5.4 and 6.4–6.5) describes the two algorithms besides Jurčovič's own:
 
 **Tree splitting** (Fishburn and Finkel 1980, 1982; :class:`TreeSplit`).  A tree of processors

@@ -1,7 +1,7 @@
 """UIDPABS, Newborn's unsynchronised iteratively deepening parallel alpha-beta search
-(algorithm 11 of ``../shared/docs/decomposition.md``), on the node clock.
+(Newborn 1988), on the node clock.
 
-As the Italian thesis describes it (``../shared/seeds/000_…``, section 4.2.5.6, after
+As the Italian thesis on GnuChess and Linda describes it (section 4.2.5.6, after
 PVSplit; its source is Newborn 1988, [New88]):
 
 1. in the first two iterations every processor does the same search, to order the root

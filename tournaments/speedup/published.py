@@ -1,4 +1,4 @@
-"""The seeds' published speedups (``../shared/docs/decomposition.md``), as reference rows beside
+"""The seeds' published speedups (Jurčovič 2005; the Italian thesis on GnuChess and Linda), as reference rows beside
 ours: what each source measured, on what, at which processor counts.  Kept as data so that the
 table and the plot of ``concilio speedup`` cite the same numbers.
 
