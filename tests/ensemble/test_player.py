@@ -57,21 +57,21 @@ def test_equal_total_splits_the_node_budget():
 
 
 def test_a_worker_killed_mid_move_loses_its_vote_not_the_move():
-    config = load_ensemble(text=config_text("budget: {movetime: 3000}\n"))
+    # A node budget, not a movetime: the survivor's vote must not depend on how loaded the
+    # machine is (the movetime deadline is test_no_worker_answers_...'s).  Five million nodes
+    # keep the victim searching when it is killed, a second in.
+    config = load_ensemble(text=config_text("budget: {nodes: 5000000}\n"))
     with EnsemblePlayer(config) as player:
         victim_label = config.instances[0].label
         victim = player.placement[victim_label]
         pids = player.client.run(os.getpid)
         box = {}
         thread = threading.Thread(target=lambda: box.setdefault("d", player.choose(FEN)))
-        started = time.perf_counter()
         thread.start()
         time.sleep(1.0)
         os.kill(pids[victim], signal.SIGKILL)
-        thread.join(timeout=10)
-        elapsed = time.perf_counter() - started
+        thread.join(timeout=120)
         decision = box["d"]
-        assert elapsed < 3.0 + 0.3  # never late (a little slack for the thread join)
         assert chess.Move.from_uci(decision.move) in chess.Board(FEN).legal_moves
         excluded = {r.label: r.excluded for r in decision.excluded}
         assert list(excluded) == [victim_label]
