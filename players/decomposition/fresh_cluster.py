@@ -29,9 +29,10 @@ Topologies:
 
 The send threshold is fixed (Stockfish's depth > 3, i.e. ``threshold`` 4) or adaptive
 (Texel's: up by one for a worker whose outbox overflowed in a round, down by one, not below 1,
-when a send left it less than half full), kept per worker from move to move.  An outbox is not
-emptied between moves (the last stores of a move go out in the next move's first round), so the
-share of sent entries stored during this move is measured, not assumed.
+when a send left it less than half full), kept per worker from move to move.  As in Stockfish an
+outbox is not emptied between moves (the stores after a move's last checkpoint go out in the next
+move's first round; ``carry=False`` drops them), so the share of sent entries stored during this
+move is measured, not assumed.
 
 The answer is Stockfish's cluster vote (``cluster.cpp``, ``pick_moves``): every worker's last
 completed iteration gives ``votes[move] += score - min_score + depth``; worker 0's move stands
@@ -72,6 +73,7 @@ class FreshClusterConfig:
     buffer: int = 16  # outbox entries (Stockfish's TTCacheSize), at most OUTBOX_MAX
     topology: str = "ring"
     latency: int = 1000  # nodes from a send to the receiver's store
+    carry: bool = True  # a move's last deep stores go out in the next move's first round (Stockfish)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -277,6 +279,8 @@ class FreshCluster:
         limit = Limit(nodes=nodes, depth=depth)
         max_depth = min(depth or MAX_PLY - 1, MAX_PLY - 1)
         for w, s in enumerate(self.searchers):
+            if not cfg.carry:
+                take_outbox(s.ctx)  # the last move's leftovers, dropped
             set_move(s.ctx, self.moves)
             set_threshold(s.ctx, self.thresholds[w])
             set_pause(s.ctx, cfg.batch if cfg.batch < nodes else 0)

@@ -88,6 +88,8 @@ def test_fresh_entries_from_the_second_move_on():
     assert results[0].fresh_share == 1.0  # the outboxes began empty
     assert all(r.fresh_share >= 0.9 for r in results[1:])
     assert all(r.bytes == 16 * r.entries_sent for r in results)
+    c = cluster(workers=4, batch=1000, carry=False)
+    assert all(c.search(fen, 5000).fresh_share == 1.0 for fen in GAME)  # leftovers dropped
 
 
 def test_the_exchange_is_used():
