@@ -56,7 +56,7 @@ from players.limits import Limit
 from players.position import Position
 from players.result import SearchResult
 from players.searcher import Searcher
-from .lockstep import skips
+from .lockstep import WorkerAnswer, skips
 
 TOPOLOGIES = ("all", "ring")
 POLL_SECONDS = 0.0002  # the coordinator's wait step: short, and no core burnt
@@ -163,18 +163,6 @@ class Postman:
         return delivered, sent
 
 
-@dataclass(frozen=True)
-class WorkerAnswer:
-    """A worker's last completed iteration (what the vote counts) and its effort."""
-
-    worker: int
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    nodes: int
-
-
 def cluster_vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
     """Stockfish cluster's ``pick_moves``: ``votes[move] += score - min_score + depth``; worker
     0 answers unless a worker's move has strictly more votes (the first such one answers)."""
@@ -198,7 +186,8 @@ class FreshClusterResult:
     depth: int
     pv: tuple[str, ...]
     worker: int  # whose line answers
-    answers: tuple[WorkerAnswer, ...]
+    answers: tuple[WorkerAnswer, ...]  # each worker's last completed iteration
+    worker_nodes: tuple[int, ...]
     rounds: int  # checkpoints held
     messages: int  # non-empty (sender, receiver) transmissions
     entries_sent: int  # entries those messages carried (a forwarded entry counts at every hop)
@@ -207,10 +196,6 @@ class FreshClusterResult:
     bytes: int  # ENTRY_BYTES (key and packed entry) per entry sent
     thresholds: tuple[int, ...]  # each worker's send threshold at the end of the move
     seconds: float
-
-    @property
-    def worker_nodes(self) -> tuple[int, ...]:
-        return tuple(a.nodes for a in self.answers)
 
     @property
     def worker_depths(self) -> tuple[int, ...]:
@@ -302,10 +287,11 @@ class FreshCluster:
         for w in workers:
             if w.error is not None:
                 raise w.error
-        answers = tuple(WorkerAnswer(w.index, w.result.bestmove, w.result.score_cp, w.result.depth, w.result.pv,
-                                     w.result.nodes) for w in workers)
+        answers = tuple(WorkerAnswer(w.index, w.result.bestmove, w.result.score_cp, w.result.depth, w.result.pv)
+                        for w in workers)
         best = cluster_vote(list(answers))
         return FreshClusterResult(best.move, best.score, best.depth, best.pv, best.worker, answers,
+                                  tuple(w.result.nodes for w in workers),
                                   counts["rounds"], counts["messages"], counts["sent"], counts["originated"],
                                   counts["fresh"], ENTRY_BYTES * counts["sent"], tuple(self.thresholds),
                                   time.perf_counter() - start)

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from players.decomposition.fresh_cluster import (FreshCluster, FreshClusterConfig, Part, Postman, WorkerAnswer,
-                                                 cluster_vote)
+from players.decomposition.fresh_cluster import FreshCluster, FreshClusterConfig, Part, Postman, cluster_vote
+from players.decomposition.lockstep import WorkerAnswer
 from players.limits import Limit
 from players.searcher import Searcher
 from tournaments.records.epd import read_suite
@@ -36,7 +36,7 @@ def cluster(**options) -> FreshCluster:
 
 def signature(r) -> tuple:
     """Everything a run decides (not its seconds)."""
-    return (r.move, r.score, r.depth, r.pv, r.worker, r.answers, r.rounds, r.messages, r.entries_sent,
+    return (r.move, r.score, r.depth, r.pv, r.worker, r.answers, r.worker_nodes, r.rounds, r.messages, r.entries_sent,
             r.entries_originated, r.fresh, r.thresholds)
 
 
@@ -59,7 +59,7 @@ def test_the_answer_does_not_depend_on_the_threads_timing(options):
         c = cluster(workers=4, batch=1000, **options)
         runs.append([signature(c.search(fen, 8000, perturb=perturb)) for fen in GAME[:2]])
     assert runs[0] == runs[1]
-    assert runs[0][0][7] > 0  # entries were sent
+    assert runs[0][0][8] > 0  # messages were sent
 
 
 RUN = """
@@ -139,9 +139,9 @@ def test_all_to_all_delivers_every_other_worker_at_the_latency():
 
 
 def test_cluster_vote_is_stockfish_pick_moves():
-    a = [WorkerAnswer(0, "e2e4", 20, 8, ("e2e4",), 1), WorkerAnswer(1, "d2d4", 30, 9, ("d2d4",), 1),
-         WorkerAnswer(2, "d2d4", 10, 7, ("d2d4", "d7d5"), 1)]
+    a = [WorkerAnswer(0, "e2e4", 20, 8, ("e2e4",)), WorkerAnswer(1, "d2d4", 30, 9, ("d2d4",)),
+         WorkerAnswer(2, "d2d4", 10, 7, ("d2d4", "d7d5"))]
     # votes: e2e4 10 + 8 = 18, d2d4 (20 + 9) + (0 + 7) = 36: worker 1, the first d2d4 voter
     assert cluster_vote(a).worker == 1
-    tie = [WorkerAnswer(0, "e2e4", 10, 8, (), 1), WorkerAnswer(1, "d2d4", 10, 8, (), 1)]
+    tie = [WorkerAnswer(0, "e2e4", 10, 8, ()), WorkerAnswer(1, "d2d4", 10, 8, ())]
     assert cluster_vote(tie).worker == 0  # worker 0 keeps a tie
