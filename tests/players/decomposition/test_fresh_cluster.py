@@ -145,3 +145,13 @@ def test_cluster_vote_is_stockfish_pick_moves():
     assert cluster_vote(a).worker == 1
     tie = [WorkerAnswer(0, "e2e4", 10, 8, ()), WorkerAnswer(1, "d2d4", 10, 8, ())]
     assert cluster_vote(tie).worker == 0  # worker 0 keeps a tie
+
+
+def test_the_adaptive_threshold_follows_the_buffer():
+    """Texel's rule: a small buffer that overflows raises the threshold, a large one that a send
+    leaves less than half full lowers it (and more entries go out than at the fixed threshold)."""
+    tight = cluster(workers=2, adaptive=True, buffer=4).search(BK04, 20000)
+    roomy = cluster(workers=2, adaptive=True, buffer=256).search(BK04, 20000)
+    fixed = cluster(workers=2, buffer=256).search(BK04, 20000)
+    assert max(tight.thresholds) > 4 and max(roomy.thresholds) < 4 and fixed.thresholds == (4, 4)
+    assert roomy.entries_originated > fixed.entries_originated
