@@ -55,7 +55,7 @@ from players.core.tt import ENTRY_BYTES, tt_import
 from players.limits import Limit
 from players.position import Position
 from players.result import SearchResult
-from players.searcher import Searcher
+from players.searcher import Searcher, as_position
 from .lockstep import WorkerAnswer, skips
 
 TOPOLOGIES = ("all", "ring")
@@ -214,18 +214,18 @@ class FreshClusterResult:
 class _Worker:
     """A worker's thread for one move: its search, then its result (or its error)."""
 
-    def __init__(self, index: int, searcher: Searcher, fen: str, limit: Limit, max_depth: int) -> None:
+    def __init__(self, index: int, searcher: Searcher, root: Position, limit: Limit, max_depth: int) -> None:
         self.index = index
         self.result: SearchResult | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
         skip = None if index == 0 else (lambda d: skips(index, d, max_depth))
-        self.thread = threading.Thread(target=self._run, args=(searcher, fen, limit, skip), daemon=True,
+        self.thread = threading.Thread(target=self._run, args=(searcher, root, limit, skip), daemon=True,
                                        name=f"fresh-cluster-{index}")
 
-    def _run(self, searcher: Searcher, fen: str, limit: Limit, skip) -> None:
+    def _run(self, searcher: Searcher, root: Position, limit: Limit, skip) -> None:
         try:
-            self.result = searcher.search(fen, limit, skip=skip)
+            self.result = searcher.search(root, limit, skip=skip)  # on a copy of its own
         except BaseException as e:  # reported by the coordinator
             self.error = e
         finally:
@@ -260,7 +260,7 @@ class FreshCluster:
         cfg = self.config
         start = time.perf_counter()
         self.moves += 1
-        fen = position if isinstance(position, str) else position.fen()
+        root = as_position(position)  # a Position keeps the game's moves: repetitions count
         limit = Limit(nodes=nodes, depth=depth)
         max_depth = min(depth or MAX_PLY - 1, MAX_PLY - 1)
         for w, s in enumerate(self.searchers):
@@ -269,7 +269,7 @@ class FreshCluster:
             set_move(s.ctx, self.moves)
             set_threshold(s.ctx, self.thresholds[w])
             set_pause(s.ctx, cfg.batch if cfg.batch < nodes else 0)
-        workers = [_Worker(w, s, fen, limit, max_depth) for w, s in enumerate(self.searchers)]
+        workers = [_Worker(w, s, root, limit, max_depth) for w, s in enumerate(self.searchers)]
         for w in workers:
             w.thread.start()
         counts = {"rounds": 0, "messages": 0, "sent": 0, "originated": 0, "fresh": 0}
