@@ -82,16 +82,22 @@ def main() -> int:
                                     carry=not args.no_carry)
         cluster = FreshCluster(config, lambda: Searcher(hash_mb=args.hash_mb))
         alone = Searcher(hash_mb=args.hash_mb)
-        gains = []
+        gains, fresh, messages, sent = [], [], [], []
         for i, fen in enumerate(fens, 1):
             r = cluster.search(fen, args.nodes)
             one = alone.search(fen, Limit(nodes=args.nodes))
             gains.append(r.depth - one.depth)
+            messages.append(r.messages)
+            sent.append(r.entries_sent)
+            if i > 1:
+                fresh.append(r.fresh_share)
             print(f"{k:<2} {i:>4} {r.rounds:>6} {r.messages:>8} {r.bytes:>8} {r.entries_sent:>6} "
                   f"{r.entries_originated:>10} {r.fresh_share:>5.2f} {r.depth:>5} {one.depth:>3} "
                   f"{'/'.join(map(str, r.worker_depths))}", flush=True)
-        print(f"k = {k}: answering depth {sum(gains) / len(gains):+.2f} against one worker, mean over "
-              f"{len(gains)} moves")
+        later = f", fresh share from the second move on {sum(fresh) / len(fresh):.2f}" if fresh else ""
+        print(f"k = {k}: over {len(gains)} moves answering depth {sum(gains) / len(gains):+.2f} against one "
+              f"worker, {sum(messages) / len(messages):.0f} messages and {sum(sent) / len(sent):.0f} entries a "
+              f"move{later}")
     return 0
 
 
