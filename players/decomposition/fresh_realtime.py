@@ -30,6 +30,8 @@ thread) ends the move early: the next exchange of each worker stops its search, 
 """
 from __future__ import annotations
 
+import math
+import statistics
 import threading
 import time
 import uuid
@@ -59,6 +61,7 @@ class RealtimeConfig:
     fill: int = 0  # ... or as soon as it holds this many entries (0: a full outbox, ``buffer``)
     delay_ms: float = 0.0  # injected: a message is held this long before delivery
     searcher: SearcherConfig = field(default_factory=SearcherConfig)
+    exchange: bool = True  # False: the workers search alone (outboxes off, one job each): the cost's baseline
 
     def __post_init__(self) -> None:
         if self.interval_ms <= 0:
@@ -79,12 +82,13 @@ class RealtimeResult(FreshClusterResult):
     taken, over all workers) and the real time's."""
 
     delay_ms: float
-    round_trip_ms: float  # mean of an exchange job's time less its wait: channel out and back, store, take
+    round_trip_ms: float  # median of an exchange job's time less its wait and its take: the channel out and back
     latency_ms: float  # mean, over messages delivered, from the sender's take to the receiver's store
     min_latency_ms: float  # the least of those (>= delay_ms)
     delivered: int  # entries handed to receivers' tt_import
     pauses: int  # pauses of the searches to take their outboxes
     paused_ms: float  # the searches' time spent paused, in all
+    take_ms: float  # mean time a take took (pause asked for, reached, outbox copied, released)
     worker_seconds: tuple[float, ...]
     lost: tuple[int, ...]  # workers that left the vote (lost, or failed)
 
@@ -114,6 +118,7 @@ class _Tally:
     def __init__(self, k: int) -> None:
         self.rounds = self.messages = self.sent = self.originated = self.fresh = self.delivered = 0
         self.trips: list[float] = []
+        self.takes: list[float] = []
         self.latencies: list[float] = []
         self.exchanges: dict[int, Exchange] = {}
         self.lost: dict[int, str] = {}
@@ -167,7 +172,8 @@ class FreshClusterRealtime:
         fen, moves = root_and_moves(position)
         tally = _Tally(c.workers)
         begun = [self.runner.submit_to(self.homes[w], rt_begin, self.key(w), w, cfg.searcher, c.threshold, c.buffer,
-                                       fen, moves, limit, self.moves, c.carry) for w in range(c.workers)]
+                                       fen, moves, limit, self.moves, c.carry, cfg.exchange)
+                 for w in range(c.workers)]
         live = []
         for w, job in enumerate(begun):
             try:
@@ -186,6 +192,8 @@ class FreshClusterRealtime:
         """Keep one exchange job outstanding per searching worker until every one has ended."""
         cfg, c = self.config, self.config.cluster
         wait, fill = cfg.interval_ms / 1000.0, cfg.fill or c.buffer
+        if not cfg.exchange:
+            wait, fill = math.inf, c.buffer + 1  # one job, answered when the search ends
         mail: dict[int, list[_Mail]] = {w: [] for w in range(c.workers)}
         ended: set[int] = set(tally.lost)
         outstanding: dict[int, tuple[object, float, list[_Mail]]] = {}
@@ -196,7 +204,8 @@ class FreshClusterRealtime:
             due = [m for m in mail[w] if m.due <= now]
             mail[w] = [m for m in mail[w] if m.due > now]
             parts = tuple(p for m in due for p in m.message.parts)
-            job = self.runner.submit_to(self.homes[w], rt_exchange, self.key(w), parts, wait, fill, c.adaptive,
+            job = self.runner.submit_to(self.homes[w], rt_exchange, self.key(w), parts, wait, fill,
+                                        c.adaptive and cfg.exchange,
                                         self._stop.is_set())
             outstanding[w] = (job, now, due)
 
@@ -226,7 +235,8 @@ class FreshClusterRealtime:
                 mail[w] = []
                 continue
             tally.exchanges[w] = ex
-            tally.trips.append(time.perf_counter() - sent_at - ex.waited)
+            tally.trips.append(time.perf_counter() - sent_at - ex.waited - ex.took)
+            tally.takes.append(ex.took)
             tally.latencies.extend(ex.stored_at - m.taken for m in delivered)
             tally.delivered += ex.stored
             if delivered:
@@ -240,7 +250,8 @@ class FreshClusterRealtime:
                 ended.add(w)
                 if ex.answer is None:
                     tally.lost[w] = ex.error or "no iteration completed"
-            sent = route(c.topology, c.workers, rounds[w], {w: own}, {w: [m.message for m in delivered]})
+            sent = route(c.topology, c.workers, rounds[w], {w: own}, {w: [m.message for m in delivered]}
+                         ) if cfg.exchange else []
             due = time.perf_counter() + cfg.delay_ms / 1000.0
             tally.messages += len(sent)
             tally.sent += sum(m.entries for m in sent)
@@ -269,9 +280,10 @@ class FreshClusterRealtime:
             tuple(e.nodes if e else 0 for e in exchanges), tally.rounds, tally.messages, tally.sent,
             tally.originated, tally.fresh, ENTRY_BYTES * tally.sent, tuple(e.threshold if e else 0 for e in exchanges),
             seconds, self.config.delay_ms,
-            1000.0 * sum(tally.trips) / len(tally.trips) if tally.trips else 0.0,
+            1000.0 * statistics.median(tally.trips) if tally.trips else 0.0,
             sum(ms) / len(ms) if ms else 0.0, min(ms) if ms else 0.0, tally.delivered,
             sum(e.pauses for e in exchanges if e), 1000.0 * sum(e.paused for e in exchanges if e),
+            1000.0 * statistics.mean(tally.takes) if tally.takes else 0.0,
             tuple(e.seconds if e else 0.0 for e in exchanges), tuple(sorted(tally.lost)))
 
 

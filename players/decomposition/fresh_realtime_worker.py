@@ -78,7 +78,8 @@ class Exchange:
     threshold: int  # its send threshold for the next round
     stored: int  # entries received in this job and given to tt_import
     stored_at: float  # when they were (time.time())
-    waited: float  # seconds the job waited for its round (the rest of its time is the round trip)
+    waited: float  # seconds the job waited for its round
+    took: float  # seconds the take took (a pause asked for, reached, the outbox copied, released)
     done: bool
     nodes: int
     answer: WorkerAnswer | None  # once done: its last completed iteration
@@ -112,14 +113,16 @@ class RealtimeWorker:
         self.paused = 0.0
         self.started = time.perf_counter()
 
-    def begin(self, fen: str, moves: tuple[str, ...], limit: Limit, move: int, carry: bool) -> None:
-        """Start this move's search in a thread of its own and return."""
+    def begin(self, fen: str, moves: tuple[str, ...], limit: Limit, move: int, carry: bool,
+              exchange: bool = True) -> None:
+        """Start this move's search in a thread of its own and return (``exchange`` False: its
+        outbox off, the arm the exchange's cost is measured against)."""
         self.join()
         ctx = self.searcher.ctx
         if not carry:
             take_outbox(ctx)
         set_move(ctx, move)
-        set_threshold(ctx, self.threshold)
+        set_threshold(ctx, self.threshold if exchange else 0)
         set_pause(ctx, FAR)
         ctx[C_STATS][S_NODES] = 0  # a pause is asked for only once this search has counted a node
         self._reset_counts()
@@ -205,8 +208,9 @@ class RealtimeWorker:
             done = self.done.is_set()
             if done:
                 self.join()
+            begun = time.perf_counter()
             keys, entries, stamps, _, dropped = self.take()
-            taken = time.time()
+            taken, took = time.time(), time.perf_counter() - begun
             if adaptive:
                 self.threshold = adapt(self.threshold, int(keys.size), dropped, self.buffer)
                 set_threshold(self.searcher.ctx, self.threshold)
@@ -215,7 +219,7 @@ class RealtimeWorker:
             nodes = r.nodes if r is not None else int(self.searcher.ctx[C_STATS][S_NODES])
             error = "" if self.error is None else f"{type(self.error).__name__}: {self.error}"
             return Exchange(self.index, Part(self.index, keys, entries, stamps), taken, dropped, self.threshold,
-                            stored, stored_at, waited, done, nodes, answer, self.pauses, self.paused,
+                            stored, stored_at, waited, took, done, nodes, answer, self.pauses, self.paused,
                             r.time if r is not None else time.perf_counter() - self.started, error)
 
     def stop(self) -> None:
@@ -255,10 +259,10 @@ def _get(key: str) -> RealtimeWorker:
 
 
 def rt_begin(key: str, index: int, options: SearcherConfig, threshold: int, buffer: int, fen: str,
-             moves: tuple[str, ...], limit: Limit, move: int, carry: bool) -> float:
+             moves: tuple[str, ...], limit: Limit, move: int, carry: bool, exchange: bool = True) -> float:
     """Make the worker if it is not resident yet, and start its search; when it started (time.time())."""
     worker = _WORKERS.get_or_create(key, lambda: RealtimeWorker(index, options, threshold, buffer))
-    worker.begin(fen, moves, limit, move, carry)
+    worker.begin(fen, moves, limit, move, carry, exchange)
     return time.time()
 
 

@@ -37,7 +37,7 @@ def test_two_workers_exchange_and_store_what_they_receive(topology):
         assert r.lost == () and r.worker_nodes == (40_000, 40_000)
         assert r.rounds > 0 and r.messages > 0 and r.entries_originated > 0 and r.entries_sent > 0
         assert r.delivered > 0 and r.bytes == 16 * r.entries_sent and r.fresh == r.entries_originated
-        assert r.pauses > 0 and r.round_trip_ms > 0
+        assert r.pauses > 0 and r.round_trip_ms > 0 and r.take_ms > 0 and r.nps > 0
         receiver, keys = next(iter(cluster.last_delivered.items()))
         assert runner.submit_to(0, rt_holds, cluster.key(receiver), keys).result() > 0
         cluster.close()
@@ -138,3 +138,10 @@ def test_on_a_local_dask_cluster():
     with DaskRunner.start(2) as runner:
         r = search_realtime(runner, config(interval_ms=2, delay_ms=5), MIDGAME, Limit(nodes=100_000))
     assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0 and r.min_latency_ms >= 5
+
+
+def test_with_the_exchange_off_the_workers_search_alone():
+    with ThreadRunner(2) as runner:
+        r = search_realtime(runner, config(exchange=False), MIDGAME, Limit(nodes=20_000))
+    assert legal(MIDGAME, r.move) and r.worker_nodes == (20_000, 20_000)
+    assert r.rounds == 2 and r.messages == r.entries_originated == r.delivered == 0
