@@ -14,7 +14,7 @@ what the exchange costs each worker in nodes per second.
   overloaded machine a pause costs scheduling delays, not the engine's work.
 
 Usage: python benchmarks/fresh_cluster_realtime.py [--workers 2] [--nodes 200000] [--interval 5]
-       [--delay 0] [--pings 200] [--repeat 3] [--scheduler tcp://...] [--out FILE]
+       [--fill 0] [--delay 0] [--pings 200] [--repeat 3] [--scheduler tcp://...] [--out FILE]
 """
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--nodes", type=int, default=200_000, help="node budget per worker")
     parser.add_argument("--interval", type=float, default=5.0, help="ms between a worker's rounds")
+    parser.add_argument("--fill", type=int, default=0, help="entries that end a round early (0: a full outbox)")
     parser.add_argument("--delay", type=float, default=0.0, help="injected delay per message, ms")
     parser.add_argument("--entries", type=int, default=16, help="entries in a pinged message")
     parser.add_argument("--pings", type=int, default=200)
@@ -68,7 +69,7 @@ def main() -> int:
 
     options = SearcherConfig()
     config = RealtimeConfig(FreshClusterConfig(workers=args.workers), interval_ms=args.interval,
-                            delay_ms=args.delay, searcher=options)
+                            fill=args.fill, delay_ms=args.delay, searcher=options)
     lines = header("The real-time fresh cluster: round trip and the exchange's cost", "fresh_cluster_realtime.py")
     with DaskRunner.start(args.workers, args.scheduler, min_workers=args.workers) as runner:
         slots = runner.live()
@@ -97,7 +98,7 @@ def main() -> int:
     on_mean, off_mean = statistics.mean(on), statistics.mean(off)
     pauses = sum(r.pauses for r in results)
     lines += ["", f"* Runner: {where}; {args.workers} workers, {args.nodes} nodes each, rounds every "
-              f"{args.interval:g} ms, delay {args.delay:g} ms; {len(results)} moves from empty tables; "
+              f"{args.interval:g} ms or {args.fill or config.cluster.buffer} entries, delay {args.delay:g} ms; {len(results)} moves from empty tables; "
               f"machine: {os.cpu_count()} cores, load average up to {load:.1f}.", "",
               "| measure | value |", "|---|---|",
               f"| job round trip, {args.entries} entries ({16 * args.entries} B), ms: median (mean) | {ms(trips)} |",

@@ -223,10 +223,10 @@ class RealtimeWorker:
                             r.time if r is not None else time.perf_counter() - self.started, error)
 
     def stop(self) -> None:
-        """End the search (a stop order, a closing runner): a paused search is let go too."""
+        """End the search (a stop order, a closing runner).  A search pauses only inside a take,
+        which releases it itself: releasing it here too could let it write the outbox while that
+        take copies it."""
         self.searcher.stop()
-        if paused_at(self.searcher.ctx):
-            release(self.searcher.ctx, FAR)
 
     def join(self) -> None:
         if self.thread is not None:

@@ -14,6 +14,7 @@ from players.decomposition.fresh_realtime import FreshClusterRealtime, RealtimeC
 from players.decomposition.fresh_realtime_worker import adapt, make_searcher, rt_exchange, rt_holds
 from players.decomposition.jobs import SearcherConfig
 from players.limits import Limit
+from tests.test_real_cluster import scheduler  # noqa: F401 - the external scheduler's fixture
 
 SMALL = SearcherConfig(hash_mb=2)
 MIDGAME = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
@@ -133,11 +134,29 @@ def test_texels_rule():
 
 
 @pytest.mark.slow
-def test_on_a_local_dask_cluster():
+def test_on_a_local_dask_cluster_a_killed_worker_leaves_the_other_to_answer():
+    import os
+    import signal
     from base.runner.dask import DaskRunner
     with DaskRunner.start(2) as runner:
         r = search_realtime(runner, config(interval_ms=2, delay_ms=5), MIDGAME, Limit(nodes=100_000))
-    assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0 and r.min_latency_ms >= 5
+        assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0 and r.min_latency_ms >= 5
+        cluster = FreshClusterRealtime(runner, config(interval_ms=2))
+        victim = runner.where(cluster.homes[1])
+        pid = runner.client.run(os.getpid, workers=[victim])[victim]
+        threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()
+        threading.Timer(3.0, cluster.stop).start()
+        r = cluster.search(MIDGAME, Limit(nodes=10 ** 9))
+        assert legal(MIDGAME, r.move) and r.lost == (1,) and [a.worker for a in r.answers] == [0]
+
+
+@pytest.mark.slow
+def test_on_an_external_scheduler(scheduler):
+    from base.runner.dask import DaskRunner
+    with DaskRunner.start(2, scheduler, min_workers=2) as runner:
+        assert len({runner.where(s) for s in runner.live()}) == 2
+        r = search_realtime(runner, config(interval_ms=2), MIDGAME, Limit(nodes=100_000))
+    assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0
 
 
 def test_with_the_exchange_off_the_workers_search_alone():
