@@ -98,7 +98,8 @@ def main() -> int:
     on_mean, off_mean = statistics.mean(on), statistics.mean(off)
     pauses = sum(r.pauses for r in results)
     lines += ["", f"* Runner: {where}; {args.workers} workers, {args.nodes} nodes each, rounds every "
-              f"{args.interval:g} ms or {args.fill or config.cluster.buffer} entries, delay {args.delay:g} ms; {len(results)} moves from empty tables; "
+              f"{args.interval:g} ms or {args.fill or config.cluster.buffer} entries, delay {args.delay:g} ms; "
+              f"{len(results)} moves from empty tables; "
               f"machine: {os.cpu_count()} cores, load average up to {load:.1f}.", "",
               "| measure | value |", "|---|---|",
               f"| job round trip, {args.entries} entries ({16 * args.entries} B), ms: median (mean) | {ms(trips)} |",

@@ -217,6 +217,12 @@ class FreshClusterRealtime:
                 for m in route(c.topology, c.workers, message.round, {}, {r: [message]}):
                     post(m, due + cfg.delay_ms / 1000.0, taken)
 
+        def undelivered(w: int) -> None:
+            """What waited for a worker that has ended: forwarded on its behalf on a ring."""
+            waiting, mail[w] = mail[w], []
+            for m in waiting:
+                post(m.message, m.due, m.taken)
+
         for w in live:
             send(w)
         while outstanding:
@@ -230,9 +236,7 @@ class FreshClusterRealtime:
                 tally.lost[w] = f"{type(e).__name__}: {e}"
                 ended.add(w)
                 self._stop_worker(w)
-                for m in mail.pop(w, []):
-                    post(m.message, m.due, m.taken)
-                mail[w] = []
+                undelivered(w)
                 continue
             tally.exchanges[w] = ex
             tally.trips.append(time.perf_counter() - sent_at - ex.waited - ex.took)
@@ -248,6 +252,7 @@ class FreshClusterRealtime:
             tally.fresh += int(np.count_nonzero(own.stamps == self.moves))
             if ex.done:
                 ended.add(w)
+                undelivered(w)
                 if ex.answer is None:
                     tally.lost[w] = ex.error or "no iteration completed"
             sent = route(c.topology, c.workers, rounds[w], {w: own}, {w: [m.message for m in delivered]}
