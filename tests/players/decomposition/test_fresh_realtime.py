@@ -97,6 +97,14 @@ def test_a_lost_worker_leaves_the_vote_and_the_others_answer():
         assert cluster.stopped == [1]  # told to stop, in case its search still runs
 
 
+def test_a_ring_relays_past_a_lost_worker():
+    with ThreadRunner(3) as threads:
+        cluster = FreshClusterRealtime(LosesWorker(threads), config(workers=3, interval_ms=1))
+        r = cluster.search(MIDGAME, Limit(nodes=20_000))
+        assert legal(MIDGAME, r.move) and r.lost == (1,) and [a.worker for a in r.answers] == [0, 2]
+        assert r.delivered > 0
+
+
 def test_every_worker_lost_is_a_clear_error():
     with ThreadRunner(2) as threads:
         cluster = FreshClusterRealtime(LosesWorker(threads, lose=(0, 1)), config(interval_ms=1))
