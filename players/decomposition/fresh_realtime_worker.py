@@ -15,8 +15,8 @@ search's own limit is not moved to ``X_LIMIT``, which keeps an old search's valu
 search writes ``S_NODE_LIMIT`` itself as it leaves a pause.  Here a pause is asked for at *now*,
 from another thread, without changing the hooks.  The search starts with a pause point far
 beyond any budget (``FAR``), so that its node limit is moved to ``X_LIMIT`` and
-``node_checkpoint`` is reached only at its own limit or at a pause.  To pause it, this thread stores ``X_PAUSE_AT = 1`` and then
-``S_NODE_LIMIT = 1``: at its next node the search finds the count reached, ``node_checkpoint``
+``node_checkpoint`` is reached only at its own limit or at a pause.  To pause it, this thread
+stores ``X_PAUSE_AT = 1`` and then ``S_NODE_LIMIT = 1``: at its next node the search finds the count reached, ``node_checkpoint``
 finds the pause point passed and waits there (unchanged node count, no unwinding) until
 ``release`` sets the far point again.  The one store of the searching thread that could undo the
 request is its own ``S_NODE_LIMIT`` store as it leaves a pause; a request is made only once the
