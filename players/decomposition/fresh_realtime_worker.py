@@ -9,20 +9,20 @@ channel for the whole move.
 
 **Taking the outbox safely.**  The outbox (``players.core.exchange``) is written by the searching
 thread at every deep store, so it is read only while that thread waits at a pause.  The hooks as
-built arm pauses at node counts fixed before the search starts, and are not safe to arm later
-as they stand: ``arm_pauses`` reads ``X_PAUSE_AT`` once, at the start (with none armed then, the
+built arm pauses at node counts fixed before the search starts, and are not safe to arm later as
+they stand: ``arm_pauses`` reads ``X_PAUSE_AT`` once, at the start (with none armed then, the
 search's own limit is not moved to ``X_LIMIT``, which keeps an old search's value), and the
 search writes ``S_NODE_LIMIT`` itself as it leaves a pause.  Here a pause is asked for at *now*,
 from another thread, without changing the hooks.  The search starts with a pause point far
 beyond any budget (``FAR``), so that its node limit is moved to ``X_LIMIT`` and
 ``node_checkpoint`` is reached only at its own limit or at a pause.  To pause it, this thread
-stores ``X_PAUSE_AT = 1`` and then ``S_NODE_LIMIT = 1``: at its next node the search finds the count reached, ``node_checkpoint``
-finds the pause point passed and waits there (unchanged node count, no unwinding) until
-``release`` sets the far point again.  The one store of the searching thread that could undo the
-request is its own ``S_NODE_LIMIT`` store as it leaves a pause; a request is made only once the
-search has counted a node past its last pause, which it does after that store (x86 keeps stores
-in order), so no request is lost.  A search that ends meanwhile is seen as done, and its outbox
-is then read with no thread writing it.
+stores ``X_PAUSE_AT = 1`` and then ``S_NODE_LIMIT = 1``: at its next node the search finds the
+count reached, ``node_checkpoint`` finds the pause point passed and waits there (unchanged node
+count, no unwinding) until ``release`` sets the far point again.  The one store of the searching
+thread that could undo the request is its own ``S_NODE_LIMIT`` store as it leaves a pause; a
+request is made only once the search has counted a node past its last pause, which it does after
+that store (x86 keeps stores in order), so no request is lost.  A search that ends meanwhile is
+seen as done, and its outbox is then read with no thread writing it.
 
 **Storing received entries** needs no pause: ``tt_import`` writes a slot's ``key ^ entry`` and
 ``entry`` one after the other, and the search's probe checks the full key against both, so a pair
