@@ -163,6 +163,16 @@ class Postman:
         return delivered, sent
 
 
+def adapt(threshold: int, sent: int, dropped: int, buffer: int) -> int:
+    """Texel's adaptive threshold after a send: up by one when the outbox overflowed, down by one
+    (not below 1) when the send left it less than half full (on the node clock and in real time alike)."""
+    if dropped > 0:
+        return min(255, threshold + 1)
+    if 2 * sent < buffer:
+        return max(1, threshold - 1)
+    return threshold
+
+
 def cluster_vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
     """Stockfish cluster's ``pick_moves``: ``votes[move] += score - min_score + depth``; worker
     0 answers unless a worker's move has strictly more votes (the first such one answers)."""
@@ -351,8 +361,5 @@ class FreshCluster:
 
     def _adapt(self, w: int, sent: int, dropped: int) -> None:
         """Texel's rule for worker ``w``'s threshold, after a send of ``sent`` entries."""
-        if dropped > 0:
-            self.thresholds[w] = min(255, self.thresholds[w] + 1)
-        elif 2 * sent < self.config.buffer:
-            self.thresholds[w] = max(1, self.thresholds[w] - 1)
+        self.thresholds[w] = adapt(self.thresholds[w], sent, dropped, self.config.buffer)
         set_threshold(self.searchers[w].ctx, self.thresholds[w])

@@ -44,7 +44,7 @@ from players.core.tt import tt_import, tt_probe
 from players.limits import Limit
 from players.position import Position
 from players.searcher import Searcher
-from .fresh_cluster import Part
+from .fresh_cluster import Part, adapt
 from .jobs import SearcherConfig
 from .lockstep import WorkerAnswer, skips
 
@@ -58,16 +58,6 @@ def make_searcher(options: SearcherConfig) -> Searcher:
     from evaluation.spec import EvalSpec
     return Searcher(EvalSpec.parse(options.mask, options.weights), options.hash_mb, null_move=options.null_move,
                     lmr=options.lmr, futility=options.futility, exact=options.exact)
-
-
-def adapt(threshold: int, sent: int, dropped: int, buffer: int) -> int:
-    """Texel's adaptive threshold after a send: up by one when the outbox overflowed, down by one
-    (not below 1) when the send left it less than half full (``FreshCluster._adapt``'s rule)."""
-    if dropped > 0:
-        return min(255, threshold + 1)
-    if 2 * sent < buffer:
-        return max(1, threshold - 1)
-    return threshold
 
 
 @dataclass(frozen=True)
