@@ -21,6 +21,7 @@ from evaluation.spec import FULL_ENGINE, EvalSpec
 from .clock import IterationClock
 from .core.context import (C_EVAL_CACHE, C_HISTORY, C_KILLERS, C_MOVES, C_PV, C_PV_LEN, C_SCORES, C_STATS, C_STOP,
                            MAX_PLY, S_NODE_LIMIT, S_NODES, S_ROOT_DONE, S_SELDEPTH, S_STOPPED, new_context)
+from .core.exchange import arm_pauses, disarm_pauses
 from .core.movegen import generate_moves
 from .core.movepick import score_moves
 from .core.moves import MAX_MOVES, ST_PLY, move_to_uci
@@ -128,7 +129,8 @@ class Searcher:
 
     def search(self, position: Position | chess.Board | str | None, limits: Limit,
                info: InfoCallback | None = None, *, searchmoves: Sequence[str] | None = None,
-               margin_probe: bool = False, clear_stop: bool = True, multipv: int = 1) -> SearchResult:
+               margin_probe: bool = False, clear_stop: bool = True, multipv: int = 1,
+               skip: Callable[[int], bool] | None = None) -> SearchResult:
         """Iterative deepening until a limit is reached.
 
         ``searchmoves`` restricts the root to these UCI moves (UCI ``go searchmoves``;
@@ -139,12 +141,15 @@ class Searcher:
         keeps a stop order given before the call (a parallel job stopped before it started).
         ``multipv`` above 1 reports that many best root moves each iteration (UCI's MultiPV), each
         line numbered in its ``IterationInfo.multipv``: see :meth:`_more_lines`.
+        ``skip(depth)`` True leaves that iteration out (lazy SMP's depth skipping for a helper
+        worker); a pause point set in the context (``players.core.exchange``) is armed here.
         """
         pos = as_position(position)
         ctx = self.ctx
         stats = ctx[C_STATS]
         stats[:] = 0
         stats[S_NODE_LIMIT] = (limits.nodes * 7 // 8 if margin_probe else limits.nodes) if limits.nodes else 0
+        arm_pauses(ctx)
         if clear_stop:
             ctx[C_STOP][0] = 0
         ctx[C_KILLERS][:] = 0
@@ -153,8 +158,11 @@ class Searcher:
 
         start = time.perf_counter()
         share = 0.875 if margin_probe else 1.0
-        with self._deadline(None if limits.movetime is None else share * limits.movetime / 1000.0):
-            result = self._iterate(pos, max_depth, limits, start, info, searchmoves, multipv)
+        try:
+            with self._deadline(None if limits.movetime is None else share * limits.movetime / 1000.0):
+                result = self._iterate(pos, max_depth, limits, start, info, searchmoves, multipv, skip)
+        finally:
+            disarm_pauses(ctx)
         if margin_probe:
             result = self._probe_margin(pos, result, limits, start)
         return result
@@ -254,7 +262,7 @@ class Searcher:
 
     def _iterate(self, pos: Position, max_depth: int, limits: Limit, start: float,
                  info: InfoCallback | None, searchmoves: Sequence[str] | None = None,
-                 multipv: int = 1) -> SearchResult:
+                 multipv: int = 1, skip: Callable[[int], bool] | None = None) -> SearchResult:
         arrays = pos.arrays
         ctx = self.ctx
         stats = ctx[C_STATS]
@@ -272,6 +280,8 @@ class Searcher:
         lines = min(multipv, int(n_root))
         line_scores: list[int] = []
         for depth in range(1, max_depth + 1):
+            if skip is not None and skip(depth):
+                continue
             score, index, alpha, beta = self.iteration(arrays, root_moves, n_root, depth, best_score)
             root_done = int(stats[S_ROOT_DONE])
             if stats[S_STOPPED]:

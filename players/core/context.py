@@ -18,9 +18,9 @@ MAX_PLY = 128
 
 # Fields of the record.
 (C_KILLERS, C_HISTORY, C_PV, C_PV_LEN, C_MOVES, C_SCORES, C_QUIETS, C_STATS, C_STOP, C_WEIGHTS, C_OPTS,
- C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES) = (
+ C_PARAMS, C_EVAL_CACHE, C_TERMS, C_ATTACKS, C_COUNTS, C_PAWN_KEYS, C_PAWN_VALUES, C_EXCHANGE, C_OUTBOX) = (
     "killers", "history", "pv", "pv_len", "moves", "scores", "quiets", "stats", "stop", "weights", "opts",
-    "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values")
+    "params", "eval_cache", "terms", "attacks", "counts", "pawn_keys", "pawn_values", "exchange", "outbox")
 EVAL_CACHE_SIZE = 1 << 16  # entries of the per-instance evaluation cache
 
 # ctx[C_STATS] slots: what a search counts, its node limit, and whether it was stopped.
@@ -30,6 +30,12 @@ S_NODES, S_SELDEPTH, S_NODE_LIMIT, S_STOPPED, S_ROOT_DONE = 0, 1, 2, 3, 4
 # result is the fixed-depth minimax value whatever the window, the move order and the table's
 # other contents (a parallel search must reproduce the sequential one).
 O_MASK, O_NULL_MOVE, O_LMR, O_FUTILITY, O_EXACT = 0, 1, 2, 3, 4
+# ctx[C_EXCHANGE] slots: a cluster worker's settings and counters (``players.core.exchange``).
+# Apart from C_STATS because they outlive a search: ``Searcher.search`` zeroes the stats.
+(X_SEND_DEPTH, X_CAPACITY, X_COUNT, X_DROPPED, X_SAVES, X_MOVE, X_PAUSE_AT, X_LIMIT, X_PAUSED,
+ X_PAUSES) = range(10)
+EXCHANGE_SLOTS = 16
+OUTBOX_MAX = 256  # entries an outbox can hold: rows of ctx[C_OUTBOX] (key, packed entry, move stamp)
 
 
 def _context_dtype(params_shape: tuple[int, ...]) -> np.dtype:
@@ -52,6 +58,8 @@ def _context_dtype(params_shape: tuple[int, ...]) -> np.dtype:
         (C_COUNTS, np.int64, (2, 4)),
         (C_PAWN_KEYS, np.uint64, (PAWN_CACHE_SIZE, 2)),   # pawn cache (evaluation.evaluate.new_pawn_cache)
         (C_PAWN_VALUES, np.int64, (PAWN_CACHE_SIZE, 4)),
+        (C_EXCHANGE, np.int64, EXCHANGE_SLOTS),           # cluster exchange: settings, counters, pause
+        (C_OUTBOX, np.uint64, (OUTBOX_MAX, 3)),           # the deep entries stored since the last send
     ], align=True)
 
 

@@ -23,6 +23,7 @@ from .context import (C_EVAL_CACHE, C_ATTACKS, C_COUNTS, C_KILLERS, C_MOVES, C_O
                       C_PAWN_VALUES, C_PV, C_PV_LEN, C_QUIETS, C_SCORES, C_STATS, C_STOP, C_TERMS, C_WEIGHTS,
                       CONTEXT_TYPE, MAX_PLY, O_EXACT, O_FUTILITY, O_LMR, O_MASK, O_NULL_MOVE, S_NODE_LIMIT, S_NODES,
                       S_ROOT_DONE, S_SELDEPTH, S_STOPPED)
+from .exchange import node_checkpoint, record_store
 from .hot import hot
 from .movegen import generate_moves
 from .movepick import (ORDER_VALUE, captured_piece, drop_quiet_non_checks, pick_move, score_moves,
@@ -185,12 +186,14 @@ def prefetch_child(tt, ctx, child, quiescent, exact):
 
 @hot(nogil=True)
 def should_stop(ctx):
-    """Count a node and say whether the search must unwind (node limit or stop flag)."""
+    """Count a node and say whether the search must unwind (node limit or stop flag); a
+    cluster worker's search may pause here (``players.core.exchange.node_checkpoint``)."""
     stats = ctx[C_STATS]
     if stats[S_STOPPED]:
         return True
     stats[S_NODES] += 1
-    if stats[S_NODE_LIMIT] > 0 and stats[S_NODES] >= stats[S_NODE_LIMIT]:
+    # The limit is also where a cluster worker's pause falls due (``players.core.exchange``).
+    if stats[S_NODE_LIMIT] > 0 and stats[S_NODES] >= stats[S_NODE_LIMIT] and node_checkpoint(ctx):
         stats[S_STOPPED] = 1
         return True
     if (stats[S_NODES] & 1023) == 0 and ctx[C_STOP][0]:
@@ -457,8 +460,9 @@ def negamax(pos, tt, ctx, depth, ply, alpha, beta, null_allowed):
             n_quiets += 1
     if searched == 0:  # every move was pruned as futile
         return alpha
-    tt_store(tt, key, best_move, node_bound(best, alpha, original_alpha, beta), depth, score_to_tt(best, ply),
-             eval_here if not checked else 0)
+    stored = tt_store(tt, key, best_move, node_bound(best, alpha, original_alpha, beta), depth,
+                      score_to_tt(best, ply), eval_here if not checked else 0)
+    record_store(ctx, key, stored, depth)
     return best
 
 
@@ -501,7 +505,9 @@ def search_root(pos, tt, ctx, root_moves, n_root, depth, alpha, beta):
                     break
     if best_index >= 0 and not stats[S_STOPPED]:
         bound = BOUND_LOWER if best >= beta else BOUND_EXACT
-        tt_store(tt, current_key(pos), root_moves[best_index], bound, depth, score_to_tt(best, 0), 0)
+        key = current_key(pos)
+        stored = tt_store(tt, key, root_moves[best_index], bound, depth, score_to_tt(best, 0), 0)
+        record_store(ctx, key, stored, depth)
     return best, best_index
 
 

@@ -133,19 +133,22 @@ def tt_probe(tt, key):
 @hot()
 def tt_store(tt, key, move, bound, depth, score, static_eval):
     """Store unless a deeper entry for the same position is there; keep its move
-    when the new entry has none."""
+    when the new entry has none.  Returns the packed entry stored, 0 when none was (what a
+    cluster worker's outbox records, ``players.core.exchange``)."""
     slots = tt[0]
     i = slot_of(slots, key)
     old = slots[i + 1]
     if (slots[i] ^ old) == key:
         if bound != BOUND_EXACT and entry_depth(np.int64(old)) > depth + 2:
-            return
+            return 0
         if move == 0:
             move = entry_move(np.int64(old))
     depth = max(0, min(depth, 255))
-    e = np.uint64(pack_entry(move, bound, depth, score, static_eval))
+    packed = pack_entry(move, bound, depth, score, static_eval)
+    e = np.uint64(packed)
     slots[i] = key ^ e
     slots[i + 1] = e
+    return packed
 
 
 @njit(cache=True, inline="always")
