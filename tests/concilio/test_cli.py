@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+from concilio import cli
+
 
 def run(*args):
     return subprocess.run([sys.executable, "-m", "concilio", *args], capture_output=True, text=True, timeout=300)
@@ -43,18 +45,24 @@ def test_bench_ends_with_the_signature_the_readme_gives(readme_bench):
     ("4k3/8/8/8/8/8/8/8 w - - 0 1", "white has no king"),
     ("4k3/8/8/8/8/8/8/3KK3 w - - 0 1", "too many kings"),
 ])
-def test_bad_fen_names_fen_and_reason(fen, reason):
+def test_bad_fen_names_fen_and_reason(fen, reason, capsys):
+    # In this process (cli.main is what the command runs): a process per case cost 3 s each.
     for cmd in (["search", "--depth", "2"], ["perft", "--depth", "2"]):
-        out = run(*cmd, "--fen", fen)
-        assert out.returncode == 2
-        assert fen in out.stderr and reason in out.stderr
+        assert cli.main([*cmd, "--fen", fen]) == 2
+        err = capsys.readouterr().err
+        assert fen in err and reason in err
 
 
-def test_bad_mask_and_limits():
-    out = run("search", "--depth", "2", "--mask", "MQZ")
-    assert out.returncode == 2 and "Q, Z" in out.stderr
-    out = run("search", "--depth", "-1")
-    assert out.returncode == 2 and "depth must be positive" in out.stderr
+def test_a_bad_fen_exits_2_from_the_command_line():
+    out = run("perft", "--depth", "2", "--fen", "not a fen")
+    assert out.returncode == 2 and "not a fen" in out.stderr and "invalid FEN" in out.stderr
+
+
+def test_bad_mask_and_limits(capsys):
+    assert cli.main(["search", "--depth", "2", "--mask", "MQZ"]) == 2
+    assert "Q, Z" in capsys.readouterr().err
+    assert cli.main(["search", "--depth", "-1"]) == 2
+    assert "depth must be positive" in capsys.readouterr().err
 
 
 def test_play_prints_instances_votes_and_bestmove(tmp_path):
