@@ -4,12 +4,11 @@ and suites; or, with ``--read``, read a written team on the same splits."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command
-from concilio.commands.scheduler import add_scheduler, remote_of
+from concilio.commands.scheduler import add_scheduler, with_workers
 
 if TYPE_CHECKING:
     from tournaments.autotune.config import AutotuneConfig
@@ -37,9 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from tournaments.autotune.config import load_autotune
     from tournaments.autotune.run import format_outcome, run_autotune
     config = load_autotune(args.config)
-    if args.workers:
-        config = replace(config, workers=args.workers)
-    config = replace(config, remote=remote_of(args, config.remote, args.workers))
+    config = with_workers(config, args)
     if args.size:
         config = config.of_size(args.size)
     if args.read:

@@ -5,6 +5,7 @@ how many run at once there."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 
 def add_scheduler(q: argparse.ArgumentParser, units: str, file: bool = True) -> None:
@@ -24,3 +25,11 @@ def remote_of(args: argparse.Namespace, given=None, slots: int | None = None):
     if address:
         return remote(address, "--scheduler", slots or (given.slots if given is not None else None))
     return given.capped(slots) if given is not None else None
+
+
+def with_workers(config, args: argparse.Namespace):
+    """A suite's or tune's file as the command line adjusts it: ``--workers`` sizes the local
+    cluster (or caps the slots on a scheduler), ``--scheduler`` overrides the file's."""
+    if args.workers:
+        config = replace(config, workers=args.workers)
+    return replace(config, remote=remote_of(args, config.remote, args.workers))

@@ -3,11 +3,10 @@ searches, phase 2 metrics)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 
 from concilio.commands.inputs import add_quiet, progress
 from concilio.commands.parsing import command
-from concilio.commands.scheduler import add_scheduler, remote_of
+from concilio.commands.scheduler import add_scheduler, with_workers
 
 
 def add_parser(sub) -> None:
@@ -25,9 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from tournaments.suite.config import load_suite
     from tournaments.suite.run import format_outcome, run_suite
     config = load_suite(args.config)
-    if args.workers:
-        config = replace(config, workers=args.workers)
-    config = replace(config, remote=remote_of(args, config.remote, args.workers))
+    config = with_workers(config, args)
     outcome = run_suite(config, search=not args.no_search, progress=progress(args))
     print(format_outcome(outcome))
     print(f"\n{outcome.searches_added} searches added ({outcome.searches_stored} in {config.store}); "
