@@ -32,7 +32,6 @@ QUIET = {
     "distributed.admin.system-monitor.interval": "2s",
     "distributed.worker.memory.monitor-interval": "2s",
 }
-CONNECT_TIMEOUT_S = 30.0
 WORKERS_ASKED_EVERY_S = 1.0  # how stale an existing scheduler's list of workers may be
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls|ws|wss)://[^\s:/]+:\d{1,5}$")
 REMOTE_KEYS = {"scheduler", "slots"}
@@ -132,15 +131,19 @@ class Cluster:
 
 
 def open_cluster(workers: int = 2, scheduler: str | None = None, threads_per_worker: int = 1,
-                 dashboard: bool = True, connect_timeout: float = CONNECT_TIMEOUT_S) -> Cluster:
+                 dashboard: bool = True, connect_timeout: float | None = None) -> Cluster:
     """A local cluster of ``workers`` processes on 127.0.0.1, or the scheduler at
-    ``scheduler`` (``tcp://host:port``) with whatever workers it has."""
+    ``scheduler`` (``tcp://host:port``) with whatever workers it has.
+
+    ``connect_timeout`` bounds both the first connection and the wait for a lost scheduler
+    to come back; by default it is Dask's ``distributed.comm.timeouts.connect`` (30 s unless
+    the user's Dask config or ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` says otherwise)."""
     leave_if_reimported()
     import dask
     from distributed import Client, LocalCluster
     if scheduler:
         try:
-            client = Client(scheduler, timeout=connect_timeout)
+            client = Client(scheduler, **({} if connect_timeout is None else {"timeout": connect_timeout}))
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         except ValueError as exc:  # an address Dask cannot parse ("missing port number")

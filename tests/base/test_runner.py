@@ -287,7 +287,8 @@ def test_a_scheduler_that_dies_stops_the_run_with_its_finished_work_kept():
         time.sleep(2)
         worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                                    "--no-dashboard"], **quiet)
-        runner = DaskRunner(open_cluster(scheduler=address), own=True)
+        # The client waits connect_timeout for a lost scheduler to come back, 30 s by default.
+        runner = DaskRunner(open_cluster(scheduler=address, connect_timeout=5), own=True)
         done = []
         started = time.time()
         with pytest.raises(SchedulerLost, match="the Dask scheduler is gone.*finished work is kept"):
@@ -295,7 +296,7 @@ def test_a_scheduler_that_dies_stops_the_run_with_its_finished_work_kept():
                 done.append(value)
                 if len(done) == 2:
                     scheduler.kill()
-        assert done[:2] == [0, 1] and time.time() - started < 60
+        assert done[:2] == [0, 1] and time.time() - started < 30
         runner.close()
     finally:
         for proc in (worker, scheduler):

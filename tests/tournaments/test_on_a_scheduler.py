@@ -159,8 +159,10 @@ def test_a_worker_killed_mid_match_costs_only_its_game(tmp_path, caplog):
 
 
 def _concilio(*args: str, cwd: Path) -> subprocess.Popen:
+    # A lost scheduler is given Dask's connect timeout to come back (30 s by default): 5 s here.
+    env = dict(os.environ, PYTHONPATH=str(ROOT), DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT="5s")
     return subprocess.Popen([sys.executable, "-m", "concilio", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                            stderr=subprocess.PIPE, text=True, env=env)
 
 
 @pytest.mark.parametrize("resume", ["here", "on a new scheduler"])
