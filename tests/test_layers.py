@@ -3,6 +3,7 @@ engine > base), inside the experiments (each experiment over the parts they shar
 inside the ensemble (selection > trained criteria > ballot), as the import-linter
 contracts in ``pyproject.toml`` state it; and every module in some layer, so that a new
 module cannot import anything by being in none."""
+import re
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ def code_modules() -> list[str]:
 def layer_of(module: str, layers: list[str]) -> int | None:
     """The index of the layer that names ``module`` or a package holding it."""
     for index, layer in enumerate(layers):
-        for entry in (e.strip() for e in layer.split(":")):
+        for entry in (e.strip() for e in re.split(r"[:|]", layer)):
             if module == entry or module.startswith(entry + "."):
                 return index
     return None
@@ -55,6 +56,11 @@ def test_a_module_in_no_layer_is_found(tmp_path):
     assert layer_of("players.new_module", layers) is None  # players is split module by module
     assert layer_of("tournaments.match.run", layers) == 1
     assert layer_of("base.errors", layers) == len(layers) - 1
+    # inside players: the parallel searches above the player, above the searcher, above the
+    # engine's search, above the evaluation, above the board
+    order = [layer_of(m, layers) for m in ("players.decomposition.session", "players.player", "players.searcher",
+                                           "players.core.search", "evaluation.evaluate", "players.core.movegen")]
+    assert order == sorted(order) and len(set(order)) == len(order), order
 
 
 # The import cycles tolerated (issue 57 removed the four of players/decomposition's refactor plan,
