@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--nodes", type=int, default=10_000, help="N: each thread's nodes (the sweep's)")
     parser.add_argument("--reference", type=int, default=400_000, help="the deep search's nodes")
-    parser.add_argument("--games", default="docs/results/scaling/A-2/games.jsonl.xz")
+    parser.add_argument("--games", default="data/games/sweep/A-2/games.jsonl.xz")
     parser.add_argument("--out", help="a Markdown table to write as well")
     args = parser.parse_args()
     if len(os.sched_getaffinity(0)) < 2:

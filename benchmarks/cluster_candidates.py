@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40)
     parser.add_argument("--every", type=int, default=7)
     parser.add_argument("--nodes", type=int, default=10_000, help="nodes per worker (the sweep's N)")
-    parser.add_argument("--games", default="docs/results/scaling/L-4/games.jsonl.xz",
+    parser.add_argument("--games", default="data/games/sweep/L-4/games.jsonl.xz",
                         help="the games whose L-player positions are searched")
     parser.add_argument("--out", help="a Markdown table to write as well")
     args = parser.parse_args()

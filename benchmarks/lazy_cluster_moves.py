@@ -8,7 +8,7 @@ reached the depth one worker alone would have reached with a quarter of the node
 
 Every position starts from empty tables (the games keep them from move to move, so depths in
 games are a little higher); the positions are every ``--every``-th move the L player made in the
-point's games (``docs/results/scaling/L-<k>/games.jsonl.xz``), replayed with python-chess.
+point's games (``data/games/sweep/L-<k>/games.jsonl.xz``), replayed with python-chess.
 
 Usage: python benchmarks/lazy_cluster_moves.py --workers 2 4 8 16 [--positions 60] [--nodes 10000]
        [--out docs/results/scaling/lazy-cluster-moves.md]
@@ -91,7 +91,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=7)
     parser.add_argument("--nodes", type=int, default=10_000, help="nodes per worker (the sweep's N)")
     parser.add_argument("--config", default="lazy-cluster-in-process")
-    parser.add_argument("--games", default="docs/results/scaling", help="the sweep's results folder")
+    parser.add_argument("--games", default="data/games/sweep", help="the sweep's archived games")
     parser.add_argument("--out", help="a Markdown table to write as well")
     args = parser.parse_args()
     rows = []

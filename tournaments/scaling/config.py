@@ -12,7 +12,7 @@ full engine at N nodes, at several k::
     concurrency: 2            # games at once (every arm's player runs inside its game)
     cluster: {scheduler: tcp://10.0.0.5:8786}   # or the games on a running scheduler's workers (slots: N, at most)
     output: runs/scaling      # a point's games in OUTPUT/ARM-K/
-    archive: docs/results/scaling   # the committed copy of the games (``concilio scaling archive``)
+    archive: data/games/sweep       # the committed copy of the games (``concilio scaling archive``)
     arms:
       F: {label: full engine at k × N, player: full, budget: total}
       L: {label: lazy cluster, player: lazy-cluster-in-process, workers: k, budget: per_worker}
@@ -92,7 +92,7 @@ class SweepConfig:
     common: dict  # the match keys every point shares (PER_POINT)
     source: str
     ceiling: str | None = None  # the arm whose gain the others are measured against (perfect parallelism)
-    archive: Path = Path("docs/results/scaling")  # the committed copy of the games, relative to the repository
+    archive: Path = Path("data/games/sweep")  # the committed copy of the games, relative to the repository
     remote: Remote | None = None  # a running Dask scheduler the games run on (cluster:, --scheduler); kept out
     # of the points' match files, so that a point played there has the same config hash as one played here
 
@@ -209,7 +209,7 @@ def _parse(src: YamlSource, given: str) -> SweepConfig | None:
         src.problem(("ceiling",), f"{ceiling!r} is not one of the arms {', '.join(keys)}")
         return None
     sweep = SweepConfig(name, nodes, tuple(workers), tuple(arms), Path(str(data.get("output", f"runs/{name}"))),
-                        common, given, ceiling, Path(str(data.get("archive", "docs/results/scaling"))),
+                        common, given, ceiling, Path(str(data.get("archive", "data/games/sweep"))),
                         read_remote(src, data))
     points = sweep.points()
     try:  # the shared match keys are checked once, as the match reader checks them

@@ -469,6 +469,6 @@ def test_duels_are_holm_adjusted_over_the_declared_family_so_a_later_duel_takes_
 
 def test_each_sweep_names_where_its_games_are_archived():
     # The map's games must not land in the sweep's archive (the default) when archived without --results.
-    assert load_sweep("sweep").archive == Path("docs/results/scaling")
+    assert load_sweep("sweep").archive == Path("data/games/sweep")
     assert load_sweep("map").archive == Path("data/games/map")
     assert load_sweep("map").output == Path("runs/map") and load_sweep("map").nodes == 100_000
