@@ -101,8 +101,9 @@ def clean_line(raw: str) -> str:
     return line
 
 
-def parse_line(line: str, number: int = 0) -> SuitePosition:
-    """One EPD record; ``ValueError`` with the reason if it cannot be used."""
+def parse_line(line: str, number: int = 0, labelled: bool = True) -> SuitePosition:
+    """One EPD record; ``ValueError`` with the reason if it cannot be used (a test suite's
+    record needs a ``bm`` or ``am``; ``labelled=False`` reads bare positions)."""
     check_position(line)
     try:
         board, ops = chess.Board.from_epd(line)
@@ -112,7 +113,7 @@ def parse_line(line: str, number: int = 0) -> SuitePosition:
     check_board(board)
     best = tuple(m.uci() for m in ops.get("bm", []) or [])
     avoid = tuple(m.uci() for m in ops.get("am", []) or [])
-    if not best and not avoid:
+    if labelled and not best and not avoid:
         raise ValueError("no bm or am operation")
     points: dict[str, int] = {}
     c0 = ops.get("c0")
@@ -159,14 +160,15 @@ def check_board(board: chess.Board) -> None:
         raise ValueError(f"illegal position ({', '.join(reasons)})")
 
 
-def read_suite(path: str | Path, name: str | None = None) -> Suite:
+def read_suite(path: str | Path, name: str | None = None, labelled: bool = True) -> Suite:
     """Every readable position of an EPD file; unreadable lines are listed in ``problems``,
-    and a file with no usable position is a ``DataFileError`` showing its first bad lines."""
+    and a file with no usable position is a ``DataFileError`` showing its first bad lines.
+    ``labelled=False``: positions without ``bm``/``am`` are kept (a speedup table needs none)."""
     path = Path(path)
     positions, problems = [], []
     for number, raw in data_lines(read_text(path)):
         try:
-            positions.append(parse_line(clean_line(raw), number))
+            positions.append(parse_line(clean_line(raw), number, labelled))
         except ValueError as exc:
             problems.append(LineProblem(number, str(exc)))
     if not positions:

@@ -107,7 +107,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print,
     sequential reference and the node-clock rows run here)."""
     if remote is not None:
         _check_remote(variants, remote)
-    suite = read_suite(settings["positions"])
+    suite = read_suite(settings["positions"], labelled=False)  # the positions, not their answers
     fens = [p.fen for p in suite.positions][: settings["limit"] or None]
     depth = settings["depth"]
     reference: SearcherConfig = replace(variants[0].search, defer=False, table="")

@@ -86,3 +86,14 @@ def test_a_training_set_s_opening_is_read_and_other_c2_comments_are_not(tmp_path
     assert [p.opening for p in suite.positions] == [start, "", ""]
     assert [p.opening_group for p in suite.positions] == [start, "selfplay:9", "selfplay:10"]
     assert len(suite.skipped) == 1 and "not an opening record" in suite.skipped[0]
+
+
+def test_bare_positions_are_read_when_no_answer_is_needed(tmp_path):
+    path = tmp_path / "bare.epd"
+    path.write_text("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - id \"bare\";\n"
+                    "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - bm Ra8#;\n"
+                    "8/8/8/8/8/8/8/8 w - - id \"no kings\";\n")
+    suite = read_suite(path, labelled=False)
+    assert [(p.id, p.best) for p in suite.positions] == [("bare", ()), ("", ("a1a8",))]
+    assert len(suite.skipped) == 1 and "illegal position" in suite.skipped[0]
+    assert [p.id for p in read_suite(path).positions] == [""]  # a suite still needs its answers
