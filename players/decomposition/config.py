@@ -203,8 +203,8 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     sharing = get_bool(src, data, ("score_sharing",), True)
     min_split = get_int(src, data, ("min_split_depth",), 5, 1, 64) or 5
-    if row is not None and row.shared_memory == "threads" and "min_split_depth" not in data:
-        min_split = 0  # Stockfish's rule, by the number of threads (players.decomposition.ybw.ybw_min_split)
+    if row is not None and "min_split_depth" not in data:
+        min_split = row.options.MIN_SPLIT_DEPTH
     exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
     null_window = get_bool(src, data, ("null_window",), True)
     speculative = get_bool(src, data, ("speculative",), False)

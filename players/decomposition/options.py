@@ -55,6 +55,7 @@ class Options:
 
     KEYS: ClassVar[tuple[str, ...]] = ()
     clock: ClassVar[str] = "node"  # what runs it when these options exist (wall algorithms have none)
+    MIN_SPLIT_DEPTH: ClassVar[int] = 5  # the master's min_split_depth where the file gives none
 
     @classmethod
     def accepts(cls, key: str, common: Common) -> bool:
@@ -75,6 +76,13 @@ class WallOptions(Options):
     """The thesis's algorithms on the wall clock: the master's keys and nothing more."""
 
     KEYS = MASTER_KEYS
+
+
+class YbwOptions(WallOptions):
+    """Young Brothers Wait: without a min_split_depth, Stockfish's rule by the number of threads
+    (0 here, resolved by ``players.decomposition.ybw.ybw_min_split``)."""
+
+    MIN_SPLIT_DEPTH = 0
 
 
 class SmpOptions(WallOptions):
@@ -156,9 +164,9 @@ class LockstepConfig(Options):
     def read(cls, src: YamlSource | Located, data: dict, common: Common) -> LockstepConfig:
         d = LockstepConfig()
         return LockstepConfig(common.workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                   get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
-                   get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
-                   get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
+                              get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
+                              get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                              get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
 
 
 @dataclass(frozen=True)
@@ -189,10 +197,10 @@ class MasterTreeConfig(Options):
                                               f"leaves below master_depth {master_depth}, so min_split_depth must "
                                               "exceed it")
         tree = MasterTreeConfig(common.workers, master_depth, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                   get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
-                   get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
-                   max(common.min_split_depth, master_depth + 1), common.margin, common.algorithm,
-                   bool(get_bool(src, data, ("window_reduction",), False)))
+                                get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
+                                get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                                max(common.min_split_depth, master_depth + 1), common.margin, common.algorithm,
+                                bool(get_bool(src, data, ("window_reduction",), False)))
         if "exchange_depth" in data:
             src.problem(("exchange_depth",),
                         f"{common.algorithm} sends the deepest entries whatever their depth: no exchange_depth")
@@ -234,9 +242,11 @@ class SplitClockConfig(Options):
         if not common.node_clock:
             return None
         d = SplitClockConfig()
-        return SplitClockConfig(common.algorithm, common.workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                   get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency, common.min_split_depth,
-                   common.score_sharing, common.null_window, common.speculative, common.margin)
+        return SplitClockConfig(common.algorithm, common.workers,
+                                get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                                get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
+                                common.min_split_depth, common.score_sharing, common.null_window, common.speculative,
+                                common.margin)
 
 
 class RootSplitOptions(SplitClockConfig):
@@ -321,9 +331,6 @@ class FreshClusterOptions(Options):
         interval = get_number(src, data, ("interval_ms",), d.interval_ms, 0)
         if interval <= 0:
             src.problem(("interval_ms",), f"expected a number > 0, got {interval!r}")
-        if common.scheduler and not realtime:
-            src.problem(("cluster",), f"{common.algorithm} runs its workers in this process (the node clock): "
-                                      "no cluster.scheduler (realtime: true runs them on Dask workers)")
         return cls(common.workers, get_int(src, data, ("batch",), d.batch, 1) or d.batch, threshold,
                    adaptive, get_int(src, data, ("buffer",), d.buffer, 1, OUTBOX_MAX) or d.buffer, str(topology),
                    d.latency if latency is None else latency, bool(get_bool(src, data, ("carry",), True)), realtime,

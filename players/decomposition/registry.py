@@ -25,7 +25,7 @@ from typing import Any, Callable
 from players.limits import Limit
 from .options import (FreshClusterOptions, LockstepConfig, MasterTreeConfig, OrderDepthOptions, Options,
                       RootPolicyConfig, RootSplitOptions, SmpOptions, SplitClockConfig, WallOptions,
-                      WindowReductionOptions)
+                      WindowReductionOptions, YbwOptions)
 
 WALL, NODE = "wall", "node"
 
@@ -89,7 +89,7 @@ ROWS: tuple[Algorithm, ...] = (
     _row("dynamic_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
     _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,)),  # searchmoves over a shared table
     _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), defer=True),
-    _row("ybw", WallOptions, (WALL,), None, "threads", (WALL,)),
+    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,)),
     _row("aspiration", WallOptions, (WALL, NODE), "event", "optional"),  # the node clock: a runner without client
     _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep_team", "lockstep",
          in_this_process=False),
