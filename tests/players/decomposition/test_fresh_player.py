@@ -16,6 +16,7 @@ from players.decomposition.fresh_cluster import FreshCluster, node_config
 from players.decomposition.options import FreshClusterOptions
 from players.limits import Limit
 from players.position import Position
+from tests.test_real_cluster import scheduler  # noqa: F401 - the external scheduler's fixture
 
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
 
@@ -183,6 +184,17 @@ def test_in_real_time_on_a_local_dask_cluster_of_two_workers():
     board = chess.Board(BK02)
     with player(config) as p:
         assert p.session.where == "local Dask workers"
+        played = p.play(board, Limit(nodes=30_000))
+        assert chess.Move.from_uci(played.move) in board.legal_moves
+        assert p.session.last.lost == () and p.session.last.delivered > 0
+
+
+@pytest.mark.slow
+def test_in_real_time_on_an_external_scheduler(scheduler):  # noqa: F811 - the fixture
+    config = replace(small("fresh-cluster-realtime", 2), scheduler=scheduler)
+    board = chess.Board(BK02)
+    with player(config) as p:
+        assert p.session.where == f"Dask workers at {scheduler}"
         played = p.play(board, Limit(nodes=30_000))
         assert chess.Move.from_uci(played.move) in board.legal_moves
         assert p.session.last.lost == () and p.session.last.delivered > 0
