@@ -75,7 +75,7 @@ import chess
 from players.core.search import INF, MAX_PLY
 from . import jobs
 from .aspiration import parallel_aspiration
-from .options import ALGORITHMS, MASTER_TREES
+from .registry import ALGORITHMS, MASTER_TREES
 from .runner import share_bounds, stop_running
 from .smp import lazy_smp, shared_smp, ybw_search
 from .result import ParallelResult, Tally

@@ -3,7 +3,7 @@
     name: pv-split
     algorithm: pv_split        # root_split | peer | pv_split | dynamic_split | lazy_smp | abdada | ybw |
                                # aspiration | lazy_cluster | master_tree | tree_split | mandatory_first |
-                               # uidpabs | mixed
+                               # uidpabs | mixed | fresh_cluster (.registry: one row each)
     workers: 2                 # a local cluster of this many single-threaded workers
     score_sharing: true        # root/PV splitting: refresh running jobs' bounds
     min_split_depth: 5         # a node (or a whole iteration) shallower than this is one job
@@ -45,6 +45,20 @@
     # uidpabs and mixed (the root policies, players/decomposition/root_policy.py; node clock, in this process):
     order_depth: 4             # mixed: the ordering search's depth (0: Devesa's exhaustive player, no bound);
                                # margin is their windows' half-width around the expected score
+    # fresh_cluster (issue 58: fresh deep entries exchanged while the workers search, never restarted;
+    # players/decomposition/fresh_cluster.py on the node clock, fresh_realtime.py in real time):
+    batch: 1000                # nodes between two checkpoints, where the workers exchange (node clock)
+    threshold: 4               # entries stored at least this deep are sent (Stockfish: depth > 3);
+                               # adaptive: Texel's rule, from 4, up when an outbox overflows, down when
+                               # a send leaves it less than half full
+    buffer: 16                 # outbox entries: the deepest stored since the last send (1..256)
+    topology: ring             # ring (each worker forwards what it was delivered) | all
+    latency: 1000              # nodes from a send to the receiver's store (node clock; >= 1 on a ring)
+    carry: true                # a move's last deep stores go out in the next move's first round
+    realtime: false            # true: the workers search at once on Dask workers (a local cluster, or
+                               # cluster.scheduler's), exchanging through the runner's channel ...
+    interval_ms: 5             # ... each taking its outbox this often (or once it is full) ...
+    delay_ms: 0                # ... every message held this long (an injected delay)
     search: {mask: MBXKPAR, hash_mb: 16, null_move: true, lmr: true, futility: true, exact: false}
     cluster: {scheduler: tcp://host:8786}   # optional: an existing Dask cluster
 """
@@ -58,23 +72,42 @@ from base.config import (ConfigError, Located, YamlSource, as_mapping, check_key
                          load_checked)
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.player import COORDINATED_OVERHEAD_MS, Settings
-from .options import (ALGORITHMS, MASTER_TREES, ROOT_POLICIES, LockstepConfig, MasterTreeConfig, RootPolicyConfig,
-                      SearcherConfig, SplitClockConfig)
+from . import registry
+from .options import (Common, LockstepConfig, MasterTreeConfig, Options, RootPolicyConfig, SearcherConfig,
+                      SplitClockConfig)
 
-TOP_KEYS = {"kind", "name", "description", "algorithm", "workers", "score_sharing", "min_split_depth", "tt_exchange",
-            "null_window", "speculative", "margin", "shared_table", "threads", "in_process", "whole_budget",
-            "search", "cluster",
-            "slice", "exchange_depth", "exchange_size", "latency", "master_depth", "window_reduction", "node_clock",
-            "order_depth"}
-LOCKSTEP_KEYS = ("slice", "exchange_depth", "exchange_size", "latency")
-CLOCKED = ("lazy_cluster",) + MASTER_TREES  # the algorithms on the node clock: no Dask, no shared memory
-WINDOW_REDUCTION = ("tree_split", "mandatory_first")  # the master policies whose windows may stay put
-SPLIT_CLOCKED = ("root_split", "pv_split", "dynamic_split")  # on the node clock with node_clock: true
+COMMON_KEYS = {"kind", "name", "description", "algorithm", "workers", "shared_table", "threads", "in_process",
+               "search", "cluster"}
+SWITCHES = ("speculative", "whole_budget", "node_clock")  # refused only when switched on
 SEARCH_KEYS = {"mask", "hash_mb", "null_move", "lmr", "futility", "exact"}
+# How a key is refused for an algorithm that does not have it: ``{owners}`` are the algorithms
+# whose options accept it (``{sliced}``: those sliced on the node clock alone), ``{has}``
+# agrees with them; a key not listed gets ``only {owners} {has} a {key}``.
+REFUSALS = {
+    "speculative": "only {owners} {has} a speculative mode",
+    "whole_budget": "only abdada and lazy_smp over a shared table split a node budget into shares",
+    "node_clock": "only {owners} {has} a node_clock mode",
+    "slice": "only {sliced} have a node-clock slice, and root, PV and dynamic splitting with node_clock: true a "
+             "slice and latency",
+    "latency": "only {sliced} have a node-clock latency, and root, PV and dynamic splitting with node_clock: true a "
+               "slice and latency",
+    "exchange_depth": "only {sliced} have a node-clock exchange_depth",
+    "exchange_size": "only {sliced} have a node-clock exchange_size",
+    "master_depth": "only {owners} {has} a master_depth",
+    "window_reduction": "only {owners_and} {has} a window_reduction setting",
+    "order_depth": "only {owners} {has} an order_depth",
+}
+
+
+def _all_keys() -> set[str]:
+    """Every key some algorithm accepts: the others are unknown to all."""
+    return COMMON_KEYS | {k for r in registry.ROWS for k in r.options.KEYS + getattr(r.options, "NODE_KEYS", ())}
 
 
 @dataclass(frozen=True)
-class DecompositionConfig:
+class _Fields:
+    """The fields of :class:`DecompositionConfig`, whose ``__init__`` also takes the old names."""
+
     name: str
     algorithm: str = "pv_split"
     workers: int = 2
@@ -91,20 +124,48 @@ class DecompositionConfig:
     threads: bool = False
     in_process: bool = False
     whole_budget: bool = False  # abdada, lazy_smp over a shared table: every worker spends its share
-    lockstep: LockstepConfig | None = None  # lazy_cluster: the node clock's settings
-    master_tree: MasterTreeConfig | None = None  # master_tree and its policies: settings on the node clock
-    split_clock: SplitClockConfig | None = None  # root_split, pv_split, dynamic_split with node_clock: true
-    root_policy: RootPolicyConfig | None = None  # uidpabs, mixed: their settings on the node clock
+    options: Options | None = None  # the algorithm's own (.registry): None for the wall clock's master
+
+
+def _family(kind: type, doc: str) -> property:
+    """A node-clock family's settings by its old name: the options if they are of ``kind``."""
+    return property(lambda self: self.options if isinstance(self.options, kind) else None, doc=doc)
+
+
+@dataclass(frozen=True, init=False)
+class DecompositionConfig(_Fields):
+    """A decomposition file: the common keys, the master's keys (``algorithms.Master``'s keyword
+    arguments) and the algorithm's own ``options``.  The node clock's families' settings are
+    read through their old names too (``lockstep``, ``master_tree``, ``split_clock``,
+    ``root_policy``), and given by them (``replace(config, master_tree=...)``)."""
+
+    def __init__(self, *args, lockstep: LockstepConfig | None = None, master_tree: MasterTreeConfig | None = None,
+                 split_clock: SplitClockConfig | None = None, root_policy: RootPolicyConfig | None = None,
+                 **kwargs) -> None:
+        given = [o for o in (lockstep, master_tree, split_clock, root_policy) if o is not None]
+        if given:
+            kwargs["options"] = given[-1]
+        super().__init__(*args, **kwargs)
+
+    lockstep = _family(LockstepConfig, "lazy_cluster: the node clock's settings.")
+    master_tree = _family(MasterTreeConfig, "master_tree and its policies: settings on the node clock.")
+    split_clock = _family(SplitClockConfig, "root_split, pv_split, dynamic_split with node_clock: true.")
+    root_policy = _family(RootPolicyConfig, "uidpabs, mixed: their settings on the node clock.")
+
+    @property
+    def row(self) -> registry.Algorithm:
+        return registry.row(self.algorithm)
+
+    @property
+    def clock(self) -> str:
+        """What runs it: ``wall`` (a master on a runner, or real workers) or ``node`` (the node clock)."""
+        return "wall" if self.options is None else self.options.clock
 
     def with_workers(self, workers: int) -> DecompositionConfig:
         """This file with ``workers`` workers (the node clock's settings too: they count the
         workers the clock advances)."""
-        lockstep = None if self.lockstep is None else replace(self.lockstep, workers=workers)
-        tree = None if self.master_tree is None else replace(self.master_tree, workers=workers)
-        split = None if self.split_clock is None else replace(self.split_clock, workers=workers)
-        policy = None if self.root_policy is None else replace(self.root_policy, workers=workers)
-        return replace(self, workers=workers, lockstep=lockstep, master_tree=tree, split_clock=split,
-                       root_policy=policy)
+        return replace(self, workers=workers,
+                       options=None if self.options is None else self.options.with_workers(workers))
 
     def player_settings(self) -> Settings:
         """The player's settings as this file makes them: its table size, one core a worker, a
@@ -127,85 +188,60 @@ def load_decomposition(path: str | Path | None = None, text: str | None = None, 
 def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = None,
                        **overrides) -> DecompositionConfig:
     """Validate a decomposition mapping: a whole file, or a part of one (the speedup
-    file's ``algorithms`` items, through :class:`base.config.Located`)."""
+    file's ``algorithms`` items, through :class:`base.config.Located`).  The common keys
+    first, then the algorithm's row: its options read and check their own keys, and every
+    other key is refused by name."""
     if not isinstance(data, dict):
         raise ConfigError([f"{src.name}: expected a mapping"])
     data = {**data, **overrides}
-    check_keys(src, data, (), TOP_KEYS)
+    check_keys(src, data, (), _all_keys())
     check_kind(src, data, "decomposition")
     algorithm = data.get("algorithm")
-    if algorithm not in ALGORITHMS:
-        src.problem(("algorithm",), f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+    row = registry.row(algorithm) if algorithm in registry.names() else None
+    if row is None:
+        src.problem(("algorithm",), f"unknown algorithm {algorithm!r}; known: {', '.join(registry.names())}")
     workers = get_int(src, data, ("workers",), 2, 1, 512) or 2
     sharing = get_bool(src, data, ("score_sharing",), True)
     min_split = get_int(src, data, ("min_split_depth",), 5, 1, 64) or 5
-    if algorithm == "ybw" and "min_split_depth" not in data:
-        min_split = 0  # Stockfish's rule, by the number of threads (players.decomposition.ybw.ybw_min_split)
+    if row is not None and "min_split_depth" not in data:
+        min_split = row.options.MIN_SPLIT_DEPTH
     exchange = get_int(src, data, ("tt_exchange",), 1000, 0) or 0
     null_window = get_bool(src, data, ("null_window",), True)
     speculative = get_bool(src, data, ("speculative",), False)
     margin = get_int(src, data, ("margin",), 25, 0, 1000)
+    margin = 25 if margin is None else margin
     shared = get_bool(src, data, ("shared_table",), False)
     cluster = as_mapping(src, data.get("cluster"), ("cluster",)) or {}
     check_keys(src, cluster, ("cluster",), {"scheduler"})
-    if shared and cluster.get("scheduler"):
+    scheduler = cluster.get("scheduler")
+    if shared and scheduler:
         src.problem(("shared_table",), "a shared table needs a local cluster, not cluster.scheduler")
     threads = get_bool(src, data, ("threads",), False)
-    if threads and cluster.get("scheduler"):
+    if threads and scheduler:
         src.problem(("threads",), "search threads of one process need a local cluster, not cluster.scheduler")
     in_process = get_bool(src, data, ("in_process",), False)
-    if in_process and cluster.get("scheduler"):
+    if in_process and scheduler:
         src.problem(("in_process",), "search threads of this process need no cluster.scheduler")
     whole_budget = get_bool(src, data, ("whole_budget",), False)
-    if whole_budget and not (algorithm == "abdada" or (algorithm == "lazy_smp" and shared)):
-        src.problem(("whole_budget",), f"only abdada and lazy_smp over a shared table split a node budget "
-                                       f"into shares, not {algorithm!r}")
-    if algorithm == "ybw" and workers > 1 and not (threads or in_process):
-        src.problem(("threads",), "ybw's split points are in the memory of one process: set threads: true")
-    if algorithm == "abdada" and not shared:
-        src.problem(("shared_table",), "abdada defers moves through a shared table: set shared_table: true")
-    if speculative and algorithm != "root_split":
-        src.problem(("speculative",), f"only root_split has a speculative mode, not {algorithm!r}")
-    lockstep = tree = split_clock = None
     node_clock = get_bool(src, data, ("node_clock",), False)
-    if node_clock and algorithm not in SPLIT_CLOCKED:
-        src.problem(("node_clock",), f"only {', '.join(SPLIT_CLOCKED)} have a node_clock mode, not {algorithm!r}"
-                                     + (" (it always runs on the node clock)" if algorithm in CLOCKED else ""))
-    if (algorithm in CLOCKED or node_clock) and (shared or threads):
-        src.problem(("shared_table" if shared else "threads",),
-                    f"{algorithm} workers share no memory: no shared_table or threads")
-    if (algorithm in MASTER_TREES or node_clock) and cluster.get("scheduler"):
-        src.problem(("cluster",),
-                    f"{algorithm} runs its workers in this process (the node clock): no cluster.scheduler")
-    if algorithm == "lazy_cluster":
-        d = LockstepConfig()
-        lockstep = LockstepConfig(workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                                  get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
-                                  get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
-                                  get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
-    elif algorithm in MASTER_TREES:
-        tree = master_tree_from(src, data, workers, min_split, "min_split_depth" in data,
-                                25 if margin is None else margin, str(algorithm))
-    elif node_clock and algorithm in SPLIT_CLOCKED:
-        d = SplitClockConfig()
-        split_clock = SplitClockConfig(str(algorithm), workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                                       get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency, min_split,
-                                       sharing, null_window, speculative, 25 if margin is None else margin)
-    for key in LOCKSTEP_KEYS:
-        if key in data and algorithm not in CLOCKED and not (node_clock and key in ("slice", "latency")):
-            src.problem((key,), f"only {', '.join(CLOCKED)} have a node-clock {key}"
-                                + (", and root, PV and dynamic splitting with node_clock: true a slice and latency"
-                                   if key in ("slice", "latency") else "") + f", not {algorithm!r}")
-    if "exchange_depth" in data and algorithm in MASTER_TREES:
-        src.problem(("exchange_depth",),
-                    f"{algorithm} sends the deepest entries whatever their depth: no exchange_depth")
-    if "master_depth" in data and algorithm not in MASTER_TREES:
-        src.problem(("master_depth",), f"only {', '.join(MASTER_TREES)} have a master_depth, not {algorithm!r}")
-    if "window_reduction" in data and algorithm not in WINDOW_REDUCTION:
-        src.problem(("window_reduction",), f"only {' and '.join(WINDOW_REDUCTION)} have a window_reduction setting, "
-                                           f"not {algorithm!r}")
-    policy = root_policy_from(src, data, str(algorithm), workers, 25 if margin is None else margin, shared or threads,
-                              bool(cluster.get("scheduler")))
+    common = Common(str(algorithm), workers, shared, bool(threads), bool(in_process), scheduler, node_clock,
+                    min_split, "min_split_depth" in data, sharing, null_window, speculative, margin)
+    options = None
+    if row is not None:
+        if row.shared_memory == "threads" and workers > 1 and not (threads or in_process):
+            src.problem(("threads",), f"{row.name}'s split points are in the memory of one process: set threads: true")
+        if row.shared_memory == "required" and not shared:
+            src.problem(("shared_table",), f"{row.name} defers moves through a shared table: set shared_table: true")
+        _refuse_others(src, data, row, common, {"speculative": speculative, "whole_budget": whole_budget,
+                                                "node_clock": node_clock})
+        options = row.options.read(src, data, common)
+        on_node = node_clock or (options is not None and options.clock == "node")
+        if (on_node or row.shared_memory == "never") and (shared or threads):
+            src.problem(("shared_table" if shared else "threads",),
+                        f"{algorithm} workers share no memory: no shared_table or threads")
+        if on_node and row.in_this_process and scheduler:
+            src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): "
+                                      "no cluster.scheduler")
     search = as_mapping(src, data.get("search"), ("search",)) or {}
     check_keys(src, search, ("search",), SEARCH_KEYS)
     mask = str(search.get("mask", CATEGORIES))
@@ -213,48 +249,35 @@ def decomposition_from(src: YamlSource | Located, data: Any, name: str | None = 
         EvalSpec.parse(mask)
     except EvalSpecError as exc:
         src.problem(("search", "mask"), str(exc))
-    options = SearcherConfig(mask, float(search.get("hash_mb", 16)),
-                            get_bool(src, search, ("search", "null_move"), True),
-                            get_bool(src, search, ("search", "lmr"), True),
-                            get_bool(src, search, ("search", "futility"), True),
-                            get_bool(src, search, ("search", "exact"), False), defer=algorithm == "abdada")
+    searcher = SearcherConfig(mask, float(search.get("hash_mb", 16)),
+                              get_bool(src, search, ("search", "null_move"), True),
+                              get_bool(src, search, ("search", "lmr"), True),
+                              get_bool(src, search, ("search", "futility"), True),
+                              get_bool(src, search, ("search", "exact"), False),
+                              defer=row is not None and row.defer)
     if src.problems:
         raise ConfigError(src.problems)
     return DecompositionConfig(name or str(data.get("name", Path(src.name).stem)), str(algorithm), workers, sharing,
-                               min_split, exchange, options, cluster.get("scheduler"), src.name, null_window,
-                               speculative, 25 if margin is None else margin, shared, bool(threads), bool(in_process),
-                               whole_budget, lockstep, tree, split_clock, policy)
+                               min_split, exchange, searcher, scheduler, src.name, null_window,
+                               speculative, margin, shared, bool(threads), bool(in_process),
+                               whole_budget, options)
 
 
-def root_policy_from(src: YamlSource | Located, data: dict, algorithm: str, workers: int, margin: int,
-                     shares_memory: bool, scheduler: bool) -> RootPolicyConfig | None:
-    """The root policies' settings: their workers run in this process on the node clock."""
-    if "order_depth" in data and algorithm != "mixed":
-        src.problem(("order_depth",), f"only mixed has an order_depth, not {algorithm!r}")
-    if algorithm not in ROOT_POLICIES:
-        return None
-    if shares_memory:
-        src.problem(("shared_table" if data.get("shared_table") else "threads",),
-                    f"{algorithm} workers share no memory: no shared_table or threads")
-    if scheduler:
-        src.problem(("cluster",), f"{algorithm} runs its workers in this process (the node clock): "
-                                  "no cluster.scheduler")
-    order_depth = get_int(src, data, ("order_depth",), RootPolicyConfig().order_depth, 0, 32)
-    return RootPolicyConfig(algorithm, workers, margin, RootPolicyConfig().order_depth if order_depth is None
-                            else order_depth)
-
-
-def master_tree_from(src: YamlSource | Located, data: dict, workers: int, min_split: int, split_given: bool,
-                     margin: int, policy: str = "master_tree") -> MasterTreeConfig:
-    """The master tree's settings (``policy``: the algorithm, ``.tree_policies``);
-    ``min_split_depth`` is Jurčovič's D_0 and must leave the tree's leaves at least one ply."""
-    d = MasterTreeConfig()
-    master_depth = get_int(src, data, ("master_depth",), d.master_depth, 1, 3) or d.master_depth
-    if split_given and min_split <= master_depth:
-        src.problem(("min_split_depth",), f"{min_split}: the iterations searched by the tree need leaves below "
-                                          f"master_depth {master_depth}, so min_split_depth must exceed it")
-    return MasterTreeConfig(workers, master_depth, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
-                            get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
-                            get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
-                            max(min_split, master_depth + 1), margin, policy,
-                            bool(get_bool(src, data, ("window_reduction",), False)))
+def _refuse_others(src: YamlSource | Located, data: dict, row: registry.Algorithm, common: Common,
+                   switches: dict[str, bool]) -> None:
+    """Name every key of another algorithm's options that ``row``'s do not accept (a switch
+    only when it is on: any file may say ``speculative: false``)."""
+    for key in data:
+        if key in COMMON_KEYS or row.options.accepts(key, common) or (key in SWITCHES and not switches[key]):
+            continue
+        if common.node_clock and key in SplitClockConfig.NODE_KEYS:
+            continue  # node_clock itself is refused: its slice and latency are not refused twice
+        owners = registry.names(lambda r: key in r.options.KEYS)
+        if not owners and key not in REFUSALS:
+            continue  # no algorithm's: an unknown key, named so already
+        sliced = registry.names(lambda r: r.clocks == (registry.NODE,) and r.node_regime == "sliced")
+        template = REFUSALS.get(key, "only {owners} {has} a {key}")
+        text = template.format(owners=", ".join(owners), owners_and=" and ".join(owners), sliced=", ".join(sliced),
+                               has="has" if len(owners) == 1 else "have", key=key)
+        always = key == "node_clock" and row.name in sliced
+        src.problem((key,), f"{text}, not {row.name!r}" + (" (it always runs on the node clock)" if always else ""))

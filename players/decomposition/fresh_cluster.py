@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -54,9 +54,10 @@ from players.core.exchange import configure, paused_at, release, set_move, set_p
 from players.core.tt import ENTRY_BYTES, tt_import
 from players.limits import Limit
 from players.position import Position
-from players.result import SearchResult
+from players.result import IterationInfo, SearchResult
 from players.searcher import Searcher, as_position
 from .lockstep import WorkerAnswer, skips
+from .options import FreshClusterOptions
 
 TOPOLOGIES = ("all", "ring")
 POLL_SECONDS = 0.0002  # the coordinator's wait step: short, and no core burnt
@@ -206,6 +207,15 @@ class FreshClusterResult:
     bytes: int  # ENTRY_BYTES (key and packed entry) per entry sent
     thresholds: tuple[int, ...]  # each worker's send threshold at the end of the move
     seconds: float
+    iterations: tuple[IterationInfo, ...] = field(default=(), kw_only=True)  # the answering worker's
+
+    def metrics(self) -> str:
+        """The move in one line (the player logs it, UCI sends it as an info string)."""
+        return (f"fresh cluster: {self.rounds} rounds, {self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), "
+                f"{self.messages} messages, {self.entries_sent} entries sent ({self.bytes} bytes, "
+                f"{self.fresh_share:.0%} of {self.entries_originated} stored this move), thresholds "
+                f"{'/'.join(map(str, self.thresholds))}; depths {'/'.join(map(str, self.worker_depths))}, "
+                f"worker {self.worker} answers {self.move} ({self.score})")
 
     @property
     def worker_depths(self) -> tuple[int, ...]:
@@ -224,18 +234,19 @@ class FreshClusterResult:
 class _Worker:
     """A worker's thread for one move: its search, then its result (or its error)."""
 
-    def __init__(self, index: int, searcher: Searcher, root: Position, limit: Limit, max_depth: int) -> None:
+    def __init__(self, index: int, searcher: Searcher, root: Position, limit: Limit, max_depth: int,
+                 searchmoves: tuple[str, ...] = ()) -> None:
         self.index = index
         self.result: SearchResult | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
         skip = None if index == 0 else (lambda d: skips(index, d, max_depth))
-        self.thread = threading.Thread(target=self._run, args=(searcher, root, limit, skip), daemon=True,
-                                       name=f"fresh-cluster-{index}")
+        self.thread = threading.Thread(target=self._run, args=(searcher, root, limit, skip, searchmoves or None),
+                                       daemon=True, name=f"fresh-cluster-{index}")
 
-    def _run(self, searcher: Searcher, root: Position, limit: Limit, skip) -> None:
+    def _run(self, searcher: Searcher, root: Position, limit: Limit, skip, searchmoves) -> None:
         try:
-            self.result = searcher.search(root, limit, skip=skip)  # on a copy of its own
+            self.result = searcher.search(root, limit, skip=skip, searchmoves=searchmoves)  # on a copy of its own
         except BaseException as e:  # reported by the coordinator
             self.error = e
         finally:
@@ -261,17 +272,27 @@ class FreshCluster:
             configure(s.ctx, self.config.threshold, self.config.buffer)
         self.moves = 0
 
-    def search(self, position: Position | str, nodes: int, depth: int | None = None,
-               perturb: Callable[[int], None] | None = None) -> FreshClusterResult:
-        """One move: ``nodes`` per worker (and at most ``depth`` plies).  ``perturb(worker)``, if
-        given, runs in the coordinator before each release (tests: random sleeps)."""
-        if nodes < 1:
+    def close(self) -> None:
+        """Nothing to let go: each move's threads are joined before it answers (a team's face)."""
+
+    def search(self, position: Position | str, nodes: int | None, depth: int | None = None,
+               perturb: Callable[[int], None] | None = None, *, searchmoves: tuple[str, ...] = (),
+               stopped: Callable[[], bool] | None = None) -> FreshClusterResult:
+        """One move: ``nodes`` per worker (and at most ``depth`` plies; None: ``depth`` alone).
+        ``perturb(worker)``, if given, runs in the coordinator before each release (tests:
+        random sleeps).  ``searchmoves`` restrict every worker's root; ``stopped()`` (a deadline,
+        a stop order) is asked at every checkpoint, and once true every worker is stopped there
+        and answers with its last completed iteration."""
+        if nodes is None and depth is None:
+            raise ValueError("a fresh cluster needs a node budget per worker or a depth")
+        if nodes is not None and nodes < 1:
             raise ValueError(f"a node budget per worker is needed, got {nodes}")
         cfg = self.config
         start = time.perf_counter()
         self.moves += 1
         root = as_position(position)  # a Position keeps the game's moves: repetitions count
         limit = Limit(nodes=nodes, depth=depth)
+        nodes = math.inf if nodes is None else nodes  # checkpoints until every worker is done
         max_depth = min(depth or MAX_PLY - 1, MAX_PLY - 1)
         for w, s in enumerate(self.searchers):
             if not cfg.carry:
@@ -279,12 +300,12 @@ class FreshCluster:
             set_move(s.ctx, self.moves)
             set_threshold(s.ctx, self.thresholds[w])
             set_pause(s.ctx, cfg.batch if cfg.batch < nodes else 0)
-        workers = [_Worker(w, s, root, limit, max_depth) for w, s in enumerate(self.searchers)]
+        workers = [_Worker(w, s, root, limit, max_depth, searchmoves) for w, s in enumerate(self.searchers)]
         for w in workers:
             w.thread.start()
         counts = {"rounds": 0, "messages": 0, "sent": 0, "originated": 0, "fresh": 0}
         try:
-            self._coordinate(workers, nodes, counts, perturb)
+            self._coordinate(workers, nodes, counts, perturb, stopped)
         except BaseException:
             for w, s in zip(workers, self.searchers):  # never leave a thread paused
                 if not w.done.is_set():
@@ -304,10 +325,10 @@ class FreshCluster:
                                   tuple(w.result.nodes for w in workers),
                                   counts["rounds"], counts["messages"], counts["sent"], counts["originated"],
                                   counts["fresh"], ENTRY_BYTES * counts["sent"], tuple(self.thresholds),
-                                  time.perf_counter() - start)
+                                  time.perf_counter() - start, iterations=workers[best.worker].result.iterations)
 
-    def _coordinate(self, workers: list[_Worker], nodes: int, counts: dict[str, int],
-                    perturb: Callable[[int], None] | None) -> None:
+    def _coordinate(self, workers: list[_Worker], nodes: float, counts: dict[str, int],
+                    perturb: Callable[[int], None] | None, stopped: Callable[[], bool] | None = None) -> None:
         """Hold the checkpoints until every worker has finished."""
         cfg, k = self.config, self.config.workers
         postman = Postman(cfg.topology, k, cfg.delay_rounds)
@@ -338,6 +359,9 @@ class FreshCluster:
                         if p.size:
                             tt_import(self.searchers[r].tt, p.keys, p.entries)
             following = (t + 1) * cfg.batch
+            if stopped is not None and stopped():
+                for w in paused:
+                    self.searchers[w].stop()  # it answers from its last completed iteration
             for w in paused:
                 if perturb is not None:
                     perturb(w)
@@ -363,3 +387,9 @@ class FreshCluster:
         """Texel's rule for worker ``w``'s threshold, after a send of ``sent`` entries."""
         self.thresholds[w] = adapt(self.thresholds[w], sent, dropped, self.config.buffer)
         set_threshold(self.searchers[w].ctx, self.thresholds[w])
+
+
+def node_config(options: FreshClusterOptions) -> FreshClusterConfig:
+    """A file's options as the node clock's cluster takes them."""
+    return FreshClusterConfig(options.workers, options.batch, options.threshold, options.adaptive, options.buffer,
+                              options.topology, options.latency, options.carry)

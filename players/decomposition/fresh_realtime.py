@@ -36,6 +36,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,9 +46,16 @@ from players.core.tt import ENTRY_BYTES
 from players.limits import Limit
 from players.position import Position
 from players.searcher import as_position
-from .fresh_cluster import FreshClusterConfig, FreshClusterResult, Message, cluster_vote, route
+from .fresh_cluster import (FreshCluster, FreshClusterConfig, FreshClusterResult, Message, cluster_vote, node_config,
+                            route)
 from .fresh_realtime_worker import Exchange, rt_begin, rt_drop, rt_exchange, rt_new_game, rt_stop
 from .jobs import SearcherConfig
+from .options import FreshClusterOptions
+from .runner import open_runner
+
+if TYPE_CHECKING:
+    from .config import DecompositionConfig
+    from .registry import ClockedSearch
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,11 @@ class RealtimeResult(FreshClusterResult):
     take_ms: float  # mean time a take took (pause asked for, reached, outbox copied, released)
     worker_seconds: tuple[float, ...]
     lost: tuple[int, ...]  # workers that left the vote (lost, or failed)
+
+    def metrics(self) -> str:
+        return (super().metrics().replace("fresh cluster:", "fresh cluster (real time):", 1)
+                + f"; round trip {self.round_trip_ms:.2f} ms, latency {self.latency_ms:.2f} ms"
+                + (f", lost {'/'.join(map(str, self.lost))}" if self.lost else ""))
 
     @property
     def nps(self) -> float:
@@ -163,8 +176,10 @@ class FreshClusterRealtime:
             except Exception:  # noqa: BLE001 - a worker that is gone holds nothing
                 pass
 
-    def search(self, position: Position | str | None, limit: Limit) -> RealtimeResult:
-        """One move: each worker searches to ``limit`` (nodes per worker, or movetime), exchanging as it goes."""
+    def search(self, position: Position | str | None, limit: Limit, searchmoves: tuple[str, ...] = ()
+               ) -> RealtimeResult:
+        """One move: each worker searches to ``limit`` (nodes per worker, or movetime), exchanging
+        as it goes; ``searchmoves`` restrict every worker's root."""
         cfg, c = self.config, self.config.cluster
         start = time.perf_counter()
         self.moves += 1
@@ -172,7 +187,7 @@ class FreshClusterRealtime:
         fen, moves = root_and_moves(position)
         tally = _Tally(c.workers)
         begun = [self.runner.submit_to(self.homes[w], rt_begin, self.key(w), w, cfg.searcher, c.threshold, c.buffer,
-                                       fen, moves, limit, self.moves, c.carry, cfg.exchange)
+                                       fen, moves, limit, self.moves, c.carry, cfg.exchange, tuple(searchmoves))
                  for w in range(c.workers)]
         live = []
         for w, job in enumerate(begun):
@@ -300,3 +315,56 @@ def search_realtime(runner: Runner, config: RealtimeConfig, position: Position |
         return cluster.search(position, limit)
     finally:
         cluster.close()
+
+
+class RealtimeTeam:
+    """A decomposition player's real-time cluster (``realtime: true``): its runner (a local Dask
+    cluster, the scheduler's workers, or threads of this process with ``in_process``) and the
+    cluster on it, kept for a game."""
+
+    def __init__(self, config: DecompositionConfig) -> None:
+        o = config.options
+        self.runner = open_runner(config.workers, config.scheduler, in_process=config.in_process)
+        try:
+            self.cluster = FreshClusterRealtime(self.runner, RealtimeConfig(
+                node_config(o), interval_ms=o.interval_ms, delay_ms=o.delay_ms, searcher=config.search))
+        except BaseException:
+            self.runner.close()
+            raise
+
+    def search(self, position: Position, s: ClockedSearch) -> RealtimeResult:
+        """One move of ``registry.ClockedSearch`` ``s``: its nodes per worker, depth and movetime."""
+        limit = Limit(nodes=s.nodes, depth=s.depth, movetime=s.limits.movetime)
+        return self.cluster.search(position, limit, s.searchmoves)
+
+    def new_game(self) -> None:
+        self.cluster.new_game()
+
+    def stop(self) -> None:
+        self.cluster.stop()
+
+    def close(self) -> None:
+        try:
+            self.cluster.close()
+        finally:
+            self.runner.close()
+
+
+# The decomposition player's entry points (``registry``: the ``fresh_cluster`` row), here as this
+# module knows both clocks' clusters.
+
+def team(config: DecompositionConfig) -> FreshCluster | RealtimeTeam:
+    """The cluster of a player, kept for a game: on the node clock its workers are threads of
+    this process; with ``realtime`` they are resident on the runner's workers."""
+    if config.options.realtime:
+        return RealtimeTeam(config)
+    return FreshCluster(node_config(config.options), config.search.engine_searcher)
+
+
+def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> FreshClusterResult:
+    """One move of the player: ``s.nodes`` per worker, or ``s.depth``; on the node clock a
+    deadline or stop order ends it at a checkpoint, in real time at the workers' next exchange."""
+    position = Position.from_fen(s.fen, s.moves)
+    if options.realtime:
+        return cluster.search(position, s)
+    return cluster.search(position, s.nodes, s.depth, searchmoves=s.searchmoves, stopped=s.stopped)

@@ -107,7 +107,7 @@ class RealtimeWorker:
         self.started = time.perf_counter()
 
     def begin(self, fen: str, moves: tuple[str, ...], limit: Limit, move: int, carry: bool,
-              exchange: bool = True) -> None:
+              exchange: bool = True, searchmoves: tuple[str, ...] = ()) -> None:
         """Start this move's search in a thread of its own and return (``exchange`` False: its
         outbox off, the arm the exchange's cost is measured against)."""
         self.join()
@@ -123,13 +123,14 @@ class RealtimeWorker:
         self.done.clear()
         max_depth = min(limit.depth or MAX_PLY - 1, MAX_PLY - 1)
         skip = None if self.index == 0 else (lambda d: skips(self.index, d, max_depth))
-        self.thread = threading.Thread(target=self._run, args=(Position.from_fen(fen, moves), limit, skip),
+        self.thread = threading.Thread(target=self._run, args=(Position.from_fen(fen, moves), limit, skip,
+                                                               searchmoves or None),
                                        daemon=True, name=f"fresh-realtime-{self.index}")
         self.thread.start()
 
-    def _run(self, position: Position, limit: Limit, skip) -> None:
+    def _run(self, position: Position, limit: Limit, skip, searchmoves) -> None:
         try:
-            self.result = self.searcher.search(position, limit, skip=skip)
+            self.result = self.searcher.search(position, limit, skip=skip, searchmoves=searchmoves)
         except BaseException as e:  # noqa: BLE001 - reported in the next exchange
             self.error = e
         finally:
@@ -252,10 +253,11 @@ def _get(key: str) -> RealtimeWorker:
 
 
 def rt_begin(key: str, index: int, options: SearcherConfig, threshold: int, buffer: int, fen: str,
-             moves: tuple[str, ...], limit: Limit, move: int, carry: bool, exchange: bool = True) -> float:
+             moves: tuple[str, ...], limit: Limit, move: int, carry: bool, exchange: bool = True,
+             searchmoves: tuple[str, ...] = ()) -> float:
     """Make the worker if it is not resident yet, and start its search; when it started (time.time())."""
     worker = _WORKERS.get_or_create(key, lambda: RealtimeWorker(index, options, threshold, buffer))
-    worker.begin(fen, moves, limit, move, carry, exchange)
+    worker.begin(fen, moves, limit, move, carry, exchange, searchmoves)
     return time.time()
 
 

@@ -1,5 +1,13 @@
-"""What a decomposition file configures, as plain data: the algorithms' names, how a worker
-builds its searcher, and the node clock's settings of each family of algorithms.
+"""What a decomposition file configures, as plain data: how a worker builds its searcher, the
+keys every algorithm's options class reads and checks, and those classes (the node clock's
+families and the fresh cluster).
+
+Each algorithm declares its own keys and checks their values, as scikit-learn estimators own
+their parameter constraints: ``KEYS`` are the file's keys it accepts, ``read`` reads and checks
+them (naming each problem in the file) and answers its options, or None when it needs none
+beyond the master's keys (``MASTER_KEYS``, which every algorithm of the thesis's family accepts:
+they are ``algorithms.Master``'s keyword arguments).  :mod:`.registry` says which class is whose;
+:mod:`.config` reads the common keys, then asks the row's class.
 
 Why a module of its own: reading a file (``.config``) must not load the compiled search (on
 an empty numba cache its first import compiles for a minute, and ``concilio uci`` answers
@@ -9,13 +17,84 @@ the engine: ``SearcherConfig.make_searcher`` loads the searchers where it builds
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
 
+from base.config import get_bool, get_int, get_number
 from evaluation.spec import CATEGORIES
 
-ALGORITHMS = ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw", "aspiration",
-              "lazy_cluster", "master_tree", "tree_split", "mandatory_first", "uidpabs", "mixed")
-MASTER_TREES = ("master_tree", "tree_split", "mandatory_first")  # the master tree's policies (.tree_policies)
-ROOT_POLICIES = ("uidpabs", "mixed")  # the root policies (.root_policy)
+if TYPE_CHECKING:
+    from base.config import Located, YamlSource
+
+MASTER_KEYS = ("score_sharing", "min_split_depth", "tt_exchange", "null_window", "margin")
+OUTBOX_MAX = 256  # players.core.context.OUTBOX_MAX (not imported: it would load the engine)
+
+
+@dataclass(frozen=True)
+class Common:
+    """What :mod:`.config` read before it asks an algorithm's options: the common keys and the
+    master's keys an algorithm's node-clock settings reuse."""
+
+    algorithm: str
+    workers: int
+    shared: bool
+    threads: bool
+    in_process: bool
+    scheduler: str | None
+    node_clock: bool
+    min_split_depth: int
+    split_given: bool  # min_split_depth was in the file
+    score_sharing: bool
+    null_window: bool
+    speculative: bool
+    margin: int
+
+
+class Options:
+    """An algorithm's own settings (module docstring): the keys it accepts, and how it reads
+    and checks them."""
+
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    clock: ClassVar[str] = "node"  # what runs it when these options exist (wall algorithms have none)
+    MIN_SPLIT_DEPTH: ClassVar[int] = 5  # the master's min_split_depth where the file gives none
+
+    @classmethod
+    def accepts(cls, key: str, common: Common) -> bool:
+        """Whether a file of this algorithm may give ``key``."""
+        return key in cls.KEYS
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> Options | None:
+        """This algorithm's options from the file's ``data`` (problems named in ``src``)."""
+        return None
+
+    def with_workers(self, workers: int) -> Options:
+        """These options for ``workers`` workers (the node clock counts the workers it advances)."""
+        return replace(self, workers=workers)
+
+
+class WallOptions(Options):
+    """The thesis's algorithms on the wall clock: the master's keys and nothing more."""
+
+    KEYS = MASTER_KEYS
+
+
+class YbwOptions(WallOptions):
+    """Young Brothers Wait: without a min_split_depth, Stockfish's rule by the number of threads
+    (0 here, resolved by ``players.decomposition.ybw.ybw_min_split``)."""
+
+    MIN_SPLIT_DEPTH = 0
+
+
+class SmpOptions(WallOptions):
+    """ABDADA and lazy SMP: with one shared table a node budget may be split into shares."""
+
+    KEYS = MASTER_KEYS + ("whole_budget",)
+
+    @classmethod
+    def accepts(cls, key: str, common: Common) -> bool:
+        if key == "whole_budget":
+            return common.algorithm == "abdada" or common.shared
+        return super().accepts(key, common)
 
 
 @dataclass(frozen=True)
@@ -64,7 +143,7 @@ class SearcherConfig:
 
 
 @dataclass(frozen=True)
-class LockstepConfig:
+class LockstepConfig(Options):
     """The node clock's settings of a lazy cluster (YAML ``workers``, ``slice``, ...)."""
 
     workers: int = 4
@@ -79,9 +158,19 @@ class LockstepConfig:
     # restart to the next, can restart the same iteration forever.  0: never (games).
     overrun_after: int = 0
 
+    KEYS: ClassVar[tuple[str, ...]] = MASTER_KEYS + ("slice", "exchange_depth", "exchange_size", "latency")
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> LockstepConfig:
+        d = LockstepConfig()
+        return LockstepConfig(common.workers, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                              get_int(src, data, ("exchange_depth",), d.exchange_depth, 0, 255),
+                              get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                              get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency)
+
 
 @dataclass(frozen=True)
-class MasterTreeConfig:
+class MasterTreeConfig(Options):
     """The master tree's settings (YAML ``workers``, ``master_depth``, ``slice``, ...)."""
 
     workers: int = 4
@@ -94,9 +183,38 @@ class MasterTreeConfig:
     policy: str = "master_tree"  # which leaves get a job, with which window (.tree_policies)
     window_reduction: bool = False  # tree_split, mandatory_first: running jobs' windows narrow
 
+    KEYS: ClassVar[tuple[str, ...]] = MASTER_KEYS + ("slice", "exchange_depth", "exchange_size", "latency",
+                                                     "master_depth")
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> MasterTreeConfig:
+        """The master tree's settings (``policy``: the algorithm, ``.tree_policies``);
+        ``min_split_depth`` is Jurčovič's D_0 and must leave the tree's leaves at least one ply."""
+        d = MasterTreeConfig()
+        master_depth = get_int(src, data, ("master_depth",), d.master_depth, 1, 3) or d.master_depth
+        if common.split_given and common.min_split_depth <= master_depth:
+            src.problem(("min_split_depth",), f"{common.min_split_depth}: the iterations searched by the tree need "
+                                              f"leaves below master_depth {master_depth}, so min_split_depth must "
+                                              "exceed it")
+        tree = MasterTreeConfig(common.workers, master_depth, get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                                get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
+                                get_int(src, data, ("exchange_size",), d.exchange_size, 0, 1 << 20),
+                                max(common.min_split_depth, master_depth + 1), common.margin, common.algorithm,
+                                bool(get_bool(src, data, ("window_reduction",), False)))
+        if "exchange_depth" in data:
+            src.problem(("exchange_depth",),
+                        f"{common.algorithm} sends the deepest entries whatever their depth: no exchange_depth")
+        return tree
+
+
+class WindowReductionOptions(MasterTreeConfig):
+    """Tree splitting and mandatory work first: a running job's window may narrow."""
+
+    KEYS = MasterTreeConfig.KEYS + ("window_reduction",)
+
 
 @dataclass(frozen=True)
-class SplitClockConfig:
+class SplitClockConfig(Options):
     """One master-worker algorithm on the node clock (YAML ``algorithm``, ``workers``,
     ``score_sharing``, ``null_window``, ``speculative``, ``margin``, ``min_split_depth``,
     ``slice``, ``latency``)."""
@@ -111,12 +229,109 @@ class SplitClockConfig:
     speculative: bool = False  # root_split: younger brothers do not wait for the eldest ...
     margin: int = 25  # ... and are probed at the previous score less this
 
+    KEYS: ClassVar[tuple[str, ...]] = MASTER_KEYS + ("node_clock",)
+    NODE_KEYS: ClassVar[tuple[str, ...]] = ("slice", "latency")  # with node_clock: true only
+
+    @classmethod
+    def accepts(cls, key: str, common: Common) -> bool:
+        return key in cls.KEYS or (common.node_clock and key in cls.NODE_KEYS)
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> SplitClockConfig | None:
+        """On the wall clock (no ``node_clock``) none: the master's keys are all it has."""
+        if not common.node_clock:
+            return None
+        d = SplitClockConfig()
+        return SplitClockConfig(common.algorithm, common.workers,
+                                get_int(src, data, ("slice",), d.slice, 1) or d.slice,
+                                get_int(src, data, ("latency",), d.latency, 1, 1000) or d.latency,
+                                common.min_split_depth, common.score_sharing, common.null_window, common.speculative,
+                                common.margin)
+
+
+class RootSplitOptions(SplitClockConfig):
+    """Root splitting: younger brothers may be searched speculatively."""
+
+    KEYS = SplitClockConfig.KEYS + ("speculative",)
+
 
 @dataclass(frozen=True)
-class RootPolicyConfig:
+class RootPolicyConfig(Options):
     """A root policy's settings (YAML ``algorithm``, ``workers``, ``margin``, ``order_depth``)."""
 
     algorithm: str = "uidpabs"
     workers: int = 4
     margin: int = 25  # half the width of the windows around the expected score
     order_depth: int = 4  # mixed: the ordering search's depth (0: Devesa's exhaustive player)
+
+    KEYS: ClassVar[tuple[str, ...]] = MASTER_KEYS
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> RootPolicyConfig:
+        d = RootPolicyConfig()
+        order_depth = get_int(src, data, ("order_depth",), d.order_depth, 0, 32)
+        return RootPolicyConfig(common.algorithm, common.workers, common.margin,
+                                d.order_depth if order_depth is None else order_depth)
+
+
+class OrderDepthOptions(RootPolicyConfig):
+    """Devesa's mixed strategy: its ordering search's depth."""
+
+    KEYS = RootPolicyConfig.KEYS + ("order_depth",)
+
+
+@dataclass(frozen=True)
+class FreshClusterOptions(Options):
+    """The fresh lazy cluster (issue 58, :mod:`.fresh_cluster`): YAML ``workers``, ``batch``,
+    ``threshold`` (an int, or ``adaptive``: Texel's rule from Stockfish's 4), ``buffer``,
+    ``topology``, ``latency`` (nodes), ``carry``; ``realtime: true`` runs it on Dask workers in
+    real time (:mod:`.fresh_realtime`), with ``interval_ms`` and ``delay_ms``."""
+
+    workers: int = 4
+    batch: int = 1000
+    threshold: int = 4
+    adaptive: bool = False
+    buffer: int = 16
+    topology: str = "ring"
+    latency: int = 1000
+    carry: bool = True
+    realtime: bool = False
+    interval_ms: float = 5.0
+    delay_ms: float = 0.0
+
+    KEYS: ClassVar[tuple[str, ...]] = ("batch", "threshold", "buffer", "topology", "latency", "carry", "realtime",
+                                       "interval_ms", "delay_ms")
+    TOPOLOGIES: ClassVar[tuple[str, ...]] = ("ring", "all")
+
+    @property
+    def clock(self) -> str:  # type: ignore[override]
+        """The node clock, or real time on Dask workers."""
+        return "wall" if self.realtime else "node"
+
+    @classmethod
+    def read(cls, src: YamlSource | Located, data: dict, common: Common) -> FreshClusterOptions:
+        d = cls()
+        adaptive = data.get("threshold") == "adaptive"  # Texel's rule, from Stockfish's threshold
+        threshold = d.threshold
+        if isinstance(data.get("threshold"), str) and not adaptive:
+            src.problem(("threshold",), f"expected an integer 1..255 or adaptive, got {data['threshold']!r}")
+        elif not adaptive:
+            threshold = get_int(src, data, ("threshold",), d.threshold, 1, 255) or d.threshold
+        topology = data.get("topology", d.topology)
+        if topology not in cls.TOPOLOGIES:
+            src.problem(("topology",), f"expected one of {', '.join(cls.TOPOLOGIES)}, got {topology!r}")
+            topology = d.topology
+        latency = get_int(src, data, ("latency",), d.latency, 0, None)
+        if latency == 0 and topology == "ring":
+            src.problem(("latency",), "a ring forwards what it was delivered: latency must be at least 1 node")
+        realtime = bool(get_bool(src, data, ("realtime",), False))
+        for key in ("interval_ms", "delay_ms"):
+            if key in data and not realtime:
+                src.problem((key,), "only the real-time cluster (realtime: true) has it")
+        interval = get_number(src, data, ("interval_ms",), d.interval_ms, 0)
+        if interval <= 0:
+            src.problem(("interval_ms",), f"expected a number > 0, got {interval!r}")
+        return cls(common.workers, get_int(src, data, ("batch",), d.batch, 1) or d.batch, threshold,
+                   adaptive, get_int(src, data, ("buffer",), d.buffer, 1, OUTBOX_MAX) or d.buffer, str(topology),
+                   d.latency if latency is None else latency, bool(get_bool(src, data, ("carry",), True)), realtime,
+                   interval if interval > 0 else d.interval_ms, get_number(src, data, ("delay_ms",), d.delay_ms, 0))

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from players.result import IterationInfo
 
 from .master_worker import RootSearch, Team, Worker  # noqa: F401 (RootSearch: re-exported)
-from .options import ROOT_POLICIES, RootPolicyConfig  # noqa: F401 (re-exported)
+from .options import RootPolicyConfig  # noqa: F401 (re-exported)
+from .registry import ROOT_POLICIES  # noqa: F401 (re-exported)
 
 ClockWorker = Worker  # the root policies' names for the node clock's worker and team
 ClockTeam = Team

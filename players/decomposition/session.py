@@ -1,6 +1,7 @@
-"""One decomposition's searching, without a player's face: the runner or the node clock's team
-and their lifetime, the game's key and shared table, and one search dispatched to the
-algorithm's driver (the wall clock's ``iterate``, or a node-clock run).
+"""One decomposition's searching, without a player's face: the runner or the algorithm's team
+and their lifetime, the game's key and shared table, and one search: the wall clock's
+``iterate`` for an algorithm with no options of its own, else its registry row's ``run`` on
+its row's ``team`` (:mod:`.registry`).
 
 Why apart from :mod:`.player`: ``players.player`` builds a parallel instance on this core
 (through :mod:`.team`), and the player wraps it; with the core here, nothing under
@@ -23,10 +24,8 @@ from players.result import SearchResult
 from players.searcher import mate_in_moves
 from .algorithms import Aborted, Master, iterate
 from .config import DecompositionConfig
-from .lockstep import run_lockstep
-from .master_clock import run_master_tree
+from .registry import ClockedSearch
 from .runner import drop_prefix, new_table, open_runner, release_table
-from .split_clock import run_split_clock
 
 LOG = logging.getLogger(__name__)
 
@@ -43,17 +42,15 @@ class Session:
         self._move = 0
         self._table = ""  # the game's shared table, with ``shared_table: true``
         self.master: Master | None = None
-        self.last = None  # on the node clock: the last move's result (its metrics)
-        self._team = None  # the node clock's workers (in this process, or the lazy cluster's DaskLockstep)
+        self.last = None  # on a team: the last move's result (its metrics)
+        self._team = None  # the row's workers (``registry.Algorithm.team``)
         self._stopped = False
 
     @property
     def clocked(self) -> bool:
-        """On the node clock (the lazy cluster, the master tree and its policies, splitting with
-        ``node_clock``, the root policies): every worker a machine of its own."""
-        c = self.config
-        return (c.lockstep is not None or c.master_tree is not None or c.split_clock is not None
-                or c.root_policy is not None)
+        """On its row's team (the node clock's algorithms, the real-time cluster): every worker a
+        machine of its own, with a node budget each, and the move's metrics kept in ``last``."""
+        return self.config.options is not None
 
     def start(self) -> Session:
         """Open the runner or the team, once (again after ``close``)."""
@@ -69,26 +66,14 @@ class Session:
         return self
 
     def _open_team(self) -> None:
-        """The node clock's workers: in this process one after the other (``in_process``,
-        or a single worker), else the lazy cluster's on Dask workers (a local cluster of at
-        most 2 processes, or the scheduler's)."""
-        from .lockstep import InProcess
-        c = self.config
-        if c.master_tree is not None or c.split_clock is not None or c.root_policy is not None:
-            from .master_worker import Team  # their workers always run in this process
-            self._team = Team(c.search, c.workers)
-        elif c.in_process or (c.workers == 1 and not c.scheduler):
-            self._team = InProcess(c.search, c.workers)
-        else:
-            from .lockstep_dask import DaskLockstep
-            self._team = DaskLockstep(c.search, c.workers, min(c.workers, 2), c.scheduler)
+        """The row's workers (``registry.Algorithm.team``)."""
+        self._team = self.config.row.team.load()(self.config)
 
     @property
     def where(self) -> str:
         """Where the workers run, in words."""
         c = self.config
-        return ("threads of this process" if c.in_process or c.master_tree is not None or c.split_clock is not None
-                or c.root_policy is not None
+        return ("threads of this process" if c.in_process or (c.clock == "node" and c.row.in_this_process)
                 else f"Dask workers at {c.scheduler}" if c.scheduler else "local Dask workers")
 
     @property
@@ -131,21 +116,16 @@ class Session:
         self._stopped = True
         if self.master is not None:
             self.master.abort()
+        stop = getattr(self._team, "stop", None)  # a team that cannot wait for ``stopped`` (real time)
+        if stop is not None:
+            stop()
 
     def search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
         """Iterative deepening over the workers within ``limits``; a deadline or node limit
         ends the search and the last completed iteration answers.  ``searchmoves``
-        restricts the root (abdada, shared-table lazy SMP, the lazy cluster and the master tree)."""
-        if self.config.master_tree is not None:
-            return self._master_tree_search(board, limits, searchmoves)
-        if self.config.split_clock is not None:
-            return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_split_clock(
-                self._team, self.config.split_clock, fen, moves, nodes, depth, tuple(searchmoves), stopped),
-                searchmoves)
-        if self.config.root_policy is not None:
-            return self._root_policy_search(board, limits, searchmoves)
-        if self.config.lockstep is not None:
-            return self._lockstep_search(board, limits, searchmoves)
+        restricts the root (where the row's ``searchmoves`` say)."""
+        if self.clocked:
+            return self._clocked(board, limits, searchmoves)
         start = time.perf_counter()
         root = board.root()
         moves = tuple(m.uci() for m in board.move_stack)
@@ -178,33 +158,11 @@ class Session:
                             root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
                             time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
 
-    def _lockstep_search(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """The lazy cluster: ``limits.nodes`` per worker (k times that in all) or ``limits.depth``;
-        a deadline ends it at a slice boundary."""
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_lockstep(
-            self._team, self.config.lockstep, fen, moves, nodes, depth, stopped, tuple(searchmoves)), searchmoves)
-
-    def _master_tree_search(self, board: chess.Board, limits: Limit,
-                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """Jurčovič's master tree on the node clock: ``limits.nodes`` per worker (the clock's
-        nodes; k times that at most in all) or ``limits.depth``; a deadline ends it at a slice
-        boundary; ``searchmoves`` restrict the root's children."""
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_master_tree(
-            self._team, self.config.master_tree, fen, moves, nodes, depth, tuple(searchmoves), stopped),
-            searchmoves)
-
-    def _root_policy_search(self, board: chess.Board, limits: Limit,
-                            searchmoves: tuple[str, ...] = ()) -> SearchResult:
-        """UIDPABS or Devesa's mixed strategy on the node clock: ``limits.nodes`` per worker (the
-        clock's end) or ``limits.depth``; a deadline or a stop ends the running searches."""
-        from .root_policy import run_root_policy
-        return self._clocked(board, limits, lambda fen, moves, nodes, depth, stopped: run_root_policy(
-            self._team, self.config.root_policy, fen, moves, nodes, depth, stopped, tuple(searchmoves),
-            deepening=limits.depth is None), searchmoves)
-
-    def _clocked(self, board: chess.Board, limits: Limit, run, searchmoves: tuple[str, ...]) -> SearchResult:
-        """A search on the node clock: its depth where no node budget is given, a deadline
-        checked at slice boundaries; the move's node-clock metrics kept in ``last`` and logged."""
+    def _clocked(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...]) -> SearchResult:
+        """A search on the row's team (``registry.Algorithm.run``): ``limits.nodes`` per worker,
+        or its depth (8 plies where neither nor a deadline is given), a deadline or stop order
+        checked where the algorithm can stop (the node clock: at slice boundaries); the move's
+        metrics kept in ``last`` and logged."""
         start = time.perf_counter()
         moves = tuple(m.uci() for m in board.move_stack)
         depth = limits.depth
@@ -213,7 +171,8 @@ class Session:
         deadline = None if limits.movetime is None else start + limits.movetime / 1000.0
         self._stopped = False
         stopped = lambda: self._stopped or (deadline is not None and time.perf_counter() >= deadline)  # noqa: E731
-        r = run(board.root().fen(), moves, limits.nodes, depth, stopped)
+        search = ClockedSearch(board.root().fen(), moves, limits.nodes, depth, tuple(searchmoves), stopped, limits)
+        r = self.config.row.run.load()(self._team, self.config.options, search)
         self.last = r
         LOG.info("%s: %s", board.fen(), r.metrics())
         n_root = len(searchmoves) or board.legal_moves.count()

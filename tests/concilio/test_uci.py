@@ -302,7 +302,8 @@ def test_only_players_that_search_several_lines_offer_multipv():
     assert "MultiPV must be 1-" in instance.out.getvalue() and instance.player.settings.multipv == 1
 
 
-@pytest.mark.parametrize("target", [[], ["MKP"], ["3b"], ["abdada"], ["lazy-cluster"], ["cascade"], ["gnuchess"]])
+@pytest.mark.parametrize("target", [[], ["MKP"], ["3b"], ["abdada"], ["lazy-cluster"], ["fresh-cluster"], ["cascade"],
+                                    ["gnuchess"]])
 def test_uci_is_answered_before_the_engine_is_loaded(target):
     """Importing the search compiles it when numba's cache is cold (a minute) and loads it
     otherwise (seconds); a GUI gives ``uciok`` ten seconds.  Nothing that does either may run

@@ -77,3 +77,32 @@ def test_reading_every_shipped_file_loads_no_engine():
     assert done.returncode == 0, done.stderr[-3000:]
     read, loaded = done.stdout.split(" ", 1)
     assert int(read) > len(SHIPPED) and loaded.strip() == "[]", done.stdout
+
+
+def test_every_algorithm_is_a_row_whose_entry_points_exist():
+    """The registry names each algorithm once, in the order files list them; a row that runs on
+    a team names both its team and its run, and both import."""
+    from players.decomposition import registry
+    assert registry.ALGORITHMS == ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw",
+                                   "aspiration", "lazy_cluster", "master_tree", "tree_split", "mandatory_first",
+                                   "uidpabs", "mixed", "fresh_cluster")
+    assert registry.MASTER_TREES == ("master_tree", "tree_split", "mandatory_first")
+    assert registry.ROOT_POLICIES == ("uidpabs", "mixed")
+    for row in registry.ROWS:
+        assert (row.team is None) == (row.run is None), row.name
+        assert all(callable(entry.load()) for entry in (row.team, row.run) if entry is not None), row.name
+        assert set(row.searchmoves) <= set(row.clocks) and row.shared_memory in ("never", "optional", "required",
+                                                                                 "threads"), row.name
+    with pytest.raises(KeyError):
+        registry.row("dts")
+
+
+@pytest.mark.parametrize("text, clock, team", [
+    ("algorithm: pv_split", "wall", False), ("algorithm: pv_split\nnode_clock: true", "node", True),
+    ("algorithm: aspiration", "wall", False), ("algorithm: lazy_cluster", "node", True),
+    ("algorithm: mixed", "node", True), ("algorithm: fresh_cluster", "node", True),
+    ("algorithm: fresh_cluster\nrealtime: true", "wall", True)])
+def test_the_options_say_what_runs_a_file(text, clock, team):
+    """No options of its own: the wall clock's master; options: the row's team."""
+    config = load_decomposition(text=text + "\n")
+    assert config.clock == clock and (config.options is not None) == team

@@ -1,0 +1,51 @@
+"""The registry's entry points (``registry.Algorithm.team`` and ``run``) for the algorithms whose
+drivers predate it: each wraps a driver's own signature into the registry's.  Nothing imports
+this module by name but :class:`.registry.Entry`, when a player is built: reading a file loads
+no engine, and no module below the registry imports it back.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import DecompositionConfig
+    from .options import LockstepConfig, MasterTreeConfig, RootPolicyConfig, SplitClockConfig
+    from .registry import ClockedSearch
+
+
+def master_team(config: DecompositionConfig):
+    """The master families' workers (splitting on the node clock, the master tree, the root
+    policies): always in this process."""
+    from .master_worker import Team
+    return Team(config.search, config.workers)
+
+
+def lockstep_team(config: DecompositionConfig):
+    """The lazy cluster's workers: in this process one after the other (``in_process``, or a
+    single worker), else on Dask workers (a local cluster of at most 2 processes, or the scheduler's)."""
+    if config.in_process or (config.workers == 1 and not config.scheduler):
+        from .lockstep import InProcess
+        return InProcess(config.search, config.workers)
+    from .lockstep_dask import DaskLockstep
+    return DaskLockstep(config.search, config.workers, min(config.workers, 2), config.scheduler)
+
+
+def split_clock(team, options: SplitClockConfig, s: ClockedSearch):
+    from .split_clock import run_split_clock
+    return run_split_clock(team, options, s.fen, s.moves, s.nodes, s.depth, s.searchmoves, s.stopped)
+
+
+def master_tree(team, options: MasterTreeConfig, s: ClockedSearch):
+    from .master_clock import run_master_tree
+    return run_master_tree(team, options, s.fen, s.moves, s.nodes, s.depth, s.searchmoves, s.stopped)
+
+
+def root_policy(team, options: RootPolicyConfig, s: ClockedSearch):
+    from .root_policy import run_root_policy
+    return run_root_policy(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves,
+                           deepening=s.limits.depth is None)
+
+
+def lockstep(team, options: LockstepConfig, s: ClockedSearch):
+    from .lockstep import run_lockstep
+    return run_lockstep(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves)

@@ -1,0 +1,120 @@
+"""The decomposition's algorithms, one row each: its options class, how it runs (the clocks,
+the node clock's regime, its need of shared memory, where its root can be restricted) and the
+entry points that run it.  A new algorithm is one module and one row here.
+
+How a file's algorithm runs follows from its options (:mod:`.options`): an algorithm whose
+options class answers None (the thesis's algorithms on the wall clock) is driven by
+``algorithms.iterate`` on a runner; one that answers options runs on its row's ``team``
+through its row's ``run``.  Both are named, not imported, so that reading a file loads no
+engine: ``Entry.load`` imports them when a player is built.
+
+The entry points whose signatures predate this registry are wrapped in :mod:`.entries`; a new
+algorithm's module gives them with these signatures:
+
+* ``team(config: DecompositionConfig)`` -> the workers, kept for a game: ``new_game()``,
+  ``close()`` (and ``stop()`` if a stop order must reach them other than through ``stopped``);
+* ``run(team, options, search: ClockedSearch)`` -> one move's result: ``move``, ``score``,
+  ``depth``, ``pv``, ``nodes``, ``iterations`` and ``metrics()`` (the line the player logs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any, Callable
+
+from players.limits import Limit
+from .options import (FreshClusterOptions, LockstepConfig, MasterTreeConfig, OrderDepthOptions, Options,
+                      RootPolicyConfig, RootSplitOptions, SmpOptions, SplitClockConfig, WallOptions,
+                      WindowReductionOptions, YbwOptions)
+
+WALL, NODE = "wall", "node"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A function named by its module in this package, imported when first called for."""
+
+    module: str
+    name: str
+
+    def load(self) -> Callable[..., Any]:
+        return getattr(import_module(f"{__package__}.{self.module}"), self.name)
+
+
+@dataclass(frozen=True)
+class ClockedSearch:
+    """One move for a team (``run``): the game, the budget per worker, the checks."""
+
+    fen: str  # the game's first position
+    moves: tuple[str, ...]  # its moves so far
+    nodes: int | None  # per worker
+    depth: int | None  # None only with a node budget
+    searchmoves: tuple[str, ...]
+    stopped: Callable[[], bool]  # a deadline or a stop order, checked where the algorithm can stop
+    limits: Limit  # as the caller gave them (a real-time team reads its movetime)
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One algorithm's row."""
+
+    name: str
+    options: type[Options]  # reads and checks its keys; its answer (or None) says what runs it
+    clocks: tuple[str, ...]  # where it can run: the wall clock (real workers), the node clock
+    node_regime: str | None  # "sliced" (workers talk at slice boundaries) | "event" (jobs run to their end) |
+    # "checkpoints" (workers meet every batch of nodes, never restarted) | None (wall clock only)
+    shared_memory: str  # "never" | "optional" | "required" (a shared table) | "threads" (one process's memory)
+    searchmoves: tuple[str, ...] = ()  # the clocks on which the root can be restricted
+    team: Entry | None = None  # makes the workers of a run with options
+    run: Entry | None = None  # searches one move on them
+    in_this_process: bool = True  # on the node clock its workers are this process's (else Dask may hold them)
+    defer: bool = False  # its searchers put off moves another worker searches (ABDADA)
+
+
+def _row(name: str, options: type[Options], clocks: tuple[str, ...], regime: str | None, memory: str,
+         searchmoves: tuple[str, ...] = (), team: str | None = None, run: str | None = None, **more) -> Algorithm:
+    """A row whose team and run are wrappers in :mod:`.entries`."""
+    return Algorithm(name, options, clocks, regime, memory, searchmoves,
+                     Entry("entries", team) if team else None, Entry("entries", run) if run else None, **more)
+
+
+_SPLIT = dict(team="master_team", run="split_clock")
+_TREE = dict(team="master_team", run="master_tree")
+_ROOT = dict(team="master_team", run="root_policy")
+
+ROWS: tuple[Algorithm, ...] = (
+    _row("root_split", RootSplitOptions, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
+    _row("peer", WallOptions, (WALL,), None, "optional"),
+    _row("pv_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
+    _row("dynamic_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
+    _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,)),  # searchmoves over a shared table
+    _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), defer=True),
+    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,)),
+    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional"),  # the node clock: a runner without client
+    _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep_team", "lockstep",
+         in_this_process=False),
+    _row("master_tree", MasterTreeConfig, (NODE,), "sliced", "never", (NODE,), **_TREE),
+    _row("tree_split", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
+    _row("mandatory_first", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
+    _row("uidpabs", RootPolicyConfig, (NODE,), "event", "never", (NODE,), **_ROOT),
+    _row("mixed", OrderDepthOptions, (NODE,), "event", "never", (NODE,), **_ROOT),
+    Algorithm("fresh_cluster", FreshClusterOptions, (NODE, WALL), "checkpoints", "never", (NODE, WALL),
+              Entry("fresh_realtime", "team"), Entry("fresh_realtime", "run")),
+)
+_BY_NAME = {row.name: row for row in ROWS}
+
+
+def row(name: str) -> Algorithm:
+    """The row of algorithm ``name`` (``KeyError`` for an unknown one)."""
+    return _BY_NAME[name]
+
+
+def names(where: Callable[[Algorithm], bool] = lambda row: True) -> tuple[str, ...]:
+    """The algorithms' names, in the rows' order, of the rows ``where`` holds for."""
+    return tuple(r.name for r in ROWS if where(r))
+
+
+# The tuples the modules written before the registry import (``algorithms``, ``root_worker``).
+ALGORITHMS = names()
+MASTER_TREES = names(lambda r: issubclass(r.options, MasterTreeConfig))
+ROOT_POLICIES = names(lambda r: issubclass(r.options, RootPolicyConfig))
