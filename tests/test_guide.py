@@ -176,6 +176,16 @@ def test_the_guide_runs_nearly_everything_it_shows():
     assert shells.count("concilio") >= 10
 
 
+def test_no_command_hides_in_a_block_the_test_does_not_run():
+    # A command shown in a block without a language, or as text, would escape the test above.
+    hidden = [f"{page.name}: {line}" for page in PAGES for b in blocks(page.read_text(encoding="utf-8"))
+              if b.lang not in RUN for line in b.body.splitlines()
+              if re.match(r"\s*(concilio|python|dask)\s", line)]
+    assert not hidden, f"commands outside bash and python blocks: {hidden}"
+    unnamed = [page.name for page in PAGES for b in blocks(page.read_text(encoding="utf-8")) if not b.lang]
+    assert not unnamed, f"blocks without a language: {unnamed}"
+
+
 def test_block_reader_sees_markers_files_and_continuations():
     text = ("intro\n<!-- file: a.yaml -->\n```yaml\nname: a\n```\n\n```bash\nconcilio search \\\n"
             "  --depth 3   # a comment\n\nmkdir -p x\n```\n<!-- not run: a GUI -->\n```bash\nxboard\n```\n")
