@@ -48,6 +48,15 @@ def test_a_result_document_names_its_engine_date_and_command(path):
     assert re.search(r"`[^`]+`", fields["Command"]), f"{path.name}: the Command line quotes no command"
 
 
+def test_the_guide_and_the_design_state_the_current_bench_signature(readme_bench):
+    # Unlike a result page, which names the engine it measured, these describe the engine as it is.
+    _, current = readme_bench
+    pages = sorted((ROOT / "docs" / "guide").glob("*.md")) + sorted((ROOT / "docs" / "design").glob("*.md"))
+    stated = [(page.name, int(n)) for page in pages for n in re.findall(r"Bench: (\d+) nodes", page.read_text())]
+    assert stated, "no page states the bench signature"
+    assert all(n == current for _, n in stated), f"README.md says {current}; the pages say {stated}"
+
+
 def test_documents_of_an_older_engine_are_listed(readme_bench):
     _, current = readme_bench
     older = []
