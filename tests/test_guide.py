@@ -11,8 +11,8 @@ the line before it:
   exit 0; a ``python`` block runs in this process as the script it would be saved as, with a
   ``concilio`` command on PATH; other blocks (YAML, text) are read, not run;
 * ``<!-- file: NAME -->``: the block is a file the later blocks use, written as ``NAME``;
-* ``<!-- slow: why -->``: run only with ``--slow`` (a block that starts Dask workers), a
-  ``python`` one as a script of its own;
+* ``<!-- slow: why -->``: run only with ``--slow`` (a block that starts Dask workers or reads
+  a large archive), a ``python`` one as a script of its own;
 * ``<!-- cluster -->``: with ``--slow``, on a scheduler and two workers started here on
   loopback; ``tcp://HOST:8786`` becomes its address and the block's ``dask`` lines are what
   the fixture did;
