@@ -4,7 +4,7 @@ positions the L arm was to move in: the depth each answers at, the nodes its wor
 and the depth one worker alone reaches with N (the baseline the sweep plays against).
 
 A candidate that answers shallower than one worker alone cannot turn k × N into strength at
-this budget, whatever its speedup on deep searches (``docs/decomposition.md`` measures those at
+this budget, whatever its speedup on deep searches (``docs/results/parallel-search.md`` measures those at
 depth 6-7, trees of ~230,000 nodes; a move here is 10,000 nodes a worker).  The master-worker
 algorithms (root, PV and dynamic splitting, the master tree) search the iterations below
 ``min_split_depth`` as one job and wait a slice for every dispatch; the lazy cluster starts all

@@ -52,7 +52,7 @@ def match_file(rev: str, work: list[str], base: list[str], time_control: dict, e
                overhead_ms: int = MOVETIME_MARGIN_MS) -> dict:
     """The match: the working tree against REV, SPRT on game pairs, stopping by itself.  Both
     engines get the same Move Overhead, so that a commit whose default differs (the default
-    has changed: docs/engine-changes.md) does not play with a different share of the time."""
+    has changed: CHANGELOG.md) does not play with a different share of the time."""
     options = {"Move Overhead": overhead_ms}
     return {"name": f"sprt-{rev}",
             "description": f"working tree against {rev}: SPRT({elo0:g}, {elo1:g}) on game pairs",

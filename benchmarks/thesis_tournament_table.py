@@ -2,7 +2,7 @@
 published totals beside ours.
 
 Usage: python benchmarks/thesis_tournament_table.py [runs/thesis]   (prints the header and table of a run
-for docs/tournament-thesis.md, whose reading is written by hand)
+for docs/results/thesis-games.md, whose reading is written by hand)
 """
 from __future__ import annotations
 

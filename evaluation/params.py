@@ -6,7 +6,7 @@ instance could carry its own.  ``DEFAULT_PARAMS`` holds the fitted values, fitte
 together with the piece-square tables of ``tables.py`` (``concilio fit positions
 --games 21000`` then ``concilio fit terms --tables --apply``: 1,035,449 distinct
 positions of 20,562 Stockfish self-play games at depth 6, seed 20261123; the fit and
-its SPRT are in ``docs/engine-changes.md``).
+its SPRT are in ``CHANGELOG.md``).
 """
 import numpy as np
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 DEFAULT_OVERHEAD_MS = 50  # kept back from a clock allocation for transport and the GUI
 # Kept back from a GUI's ``go movetime``: the reply's own latency, a few milliseconds for a
-# single searcher (docs/engine-changes.md has the measurement).  A movetime is the GUI's
+# single searcher (CHANGELOG.md has the measurement).  A movetime is the GUI's
 # per-move budget with no clock to protect, so (as Stockfish does) the engine takes nearly
 # all of it; the clock's overhead above would halve a 100 ms search.
 MOVETIME_MARGIN_MS = 10

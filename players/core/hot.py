@@ -4,7 +4,7 @@ Numba reference-counts every array it passes, unpacks from a tuple or slices: a 
 function calls ``NRT_incref`` on each array argument when it starts and ``NRT_decref`` when it
 returns, even for arrays whose count is never used.  The search's functions take many arrays
 (the evaluation a dozen) and run millions of times a second, so that bookkeeping would be a
-large share of what a node costs (``docs/engine-changes.md`` has the measurements).
+large share of what a node costs (``CHANGELOG.md`` has the measurements).
 
 Compiled without the runtime (Numba's ``_nrt=False`` flag), a function does no reference
 counting at all.  That is sound for functions that only read and write arrays their caller

@@ -8,7 +8,7 @@ time: ``players.core.search``'s principal-variation search with three hooks.
   searches spread over the younger brothers instead of all searching the same one, and when
   one comes back to a deferred move the table usually answers it.  Below that depth marking
   costs more than the duplicated work it saves (depths 2, 3 and 4 search as many nodes within
-  the noise, ``docs/decomposition.md``).
+  the noise, ``docs/results/parallel-search.md``).
 * A finished node: between two moves of a deferring node the table may show that another
   search has settled the node meanwhile, which spares its other moves.
 * Score sharing: a parallel job's node (the ``split ply``) lowers its beta before every move to

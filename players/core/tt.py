@@ -114,7 +114,7 @@ def tt_prefetch(tt, key):
     child's slot right after making the move, so that the child's probe finds it in cache.
     Random probes over a table of many megabytes miss the cache and the TLB; in a shared
     table without huge pages (shared memory often gets none) the misses cost the most
-    (see ``docs/decomposition.md``)."""
+    (see ``docs/results/parallel-search.md``)."""
     slots = tt[0]
     _prefetch(slots, slot_of(slots, key))
 

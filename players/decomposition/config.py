@@ -27,7 +27,7 @@
                                # searches its share and the move ends when all have (false: when the
                                # first has), so the team spends its budget however its threads are
                                # scheduled: on one core time-sliced threads do not keep pace
-    # lazy_cluster and master_tree (the node clock, docs/node-clock.md):
+    # lazy_cluster and master_tree (the node clock, docs/design/node-clock.md):
     slice: 2000                # nodes a worker searches between two boundaries (master_tree: 1000)
     exchange_depth: 4          # lazy_cluster: entries at least this deep are sent to the other workers ...
     exchange_size: 256         # ... at most this many per message, deepest first (0: no exchange);

@@ -1,5 +1,5 @@
 """Young Brothers Wait with split points in shared memory, as Stockfish 6 does it (Chillemi's
-study, ``docs/decomposition.md``): k search threads of one process over one transposition table.
+study, ``docs/results/parallel-search.md``): k search threads of one process over one transposition table.
 
 * A thread at a node of depth >= the minimum split depth that has searched the node's eldest
   child, and sees a thread available to help it, opens a *split point* (``open_split_point``):

@@ -156,7 +156,7 @@ def run_speedup(settings: dict, variants: list[DecompositionConfig], out=print,
             for runner in runners.values():
                 runner.close()
     if settings.get("clock_workers"):
-        out(f"node clock: sequential N_1 {n1}; T_k in nodes (docs/node-clock.md)")
+        out(f"node clock: sequential N_1 {n1}; T_k in nodes (docs/design/node-clock.md)")
         clock_rows = run_node_clock(settings, variants, fens, n1, seq_scores, out)
         for line in markdown_table(clock_rows):
             out(line)
