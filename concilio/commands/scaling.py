@@ -48,7 +48,7 @@ def add_parser(sub) -> None:
         q.add_argument("--results", type=Path,
                        help="the committed folder of compressed games (default: the sweep file's archive)")
     q = command(step, "report", "the sweep's table and plot from the games so far (safe while it runs)",
-                "concilio scaling report sweep --output docs/results/scaling --document docs/scaling.md")
+                "concilio scaling report sweep --output docs/results/scaling --document docs/results/scaling.md")
     q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
     q.add_argument("--output", type=Path, default=Path("reports/scaling"), help="folder for table.md and elo.png")
     q.add_argument("--document", type=Path, help="also put the table between the sweep-table markers of this file")

@@ -20,9 +20,13 @@ from tournaments.match.config import MatchConfig
 from tournaments.statistics.elo import EloEstimate, SprtState
 from tournaments.statistics.stats import holm
 
-BEGIN, END = "<!-- sweep table: begin -->", "<!-- sweep table: end -->"
-# Optional in a document: the points read across, k by k (``by_k``).
-BY_K_BEGIN, BY_K_END = "<!-- sweep by k: begin -->", "<!-- sweep by k: end -->"
+
+
+def markers(sweep: SweepConfig, part: str) -> tuple[str, str]:
+    """A document's markers around a sweep's ``part`` ("table", or the optional "by k": the points
+    read across, k by k), named by the sweep's ``name`` (``scaling``, ``map``) so that one page
+    can hold several sweeps."""
+    return f"<!-- {sweep.name} {part}: begin -->", f"<!-- {sweep.name} {part}: end -->"
 
 
 @dataclass(frozen=True)
@@ -54,9 +58,11 @@ def collect(sweep: SweepConfig) -> list[PointResult]:
             continue
         summary = summarise(match, records)[0]
         budget = move_budgets(records).get(summary.player, MoveBudgets(summary.player))
+        elo = summary.pentanomial()
+        if elo is not None and summary.games < match.games and not math.isfinite(elo.low + elo.high):
+            elo = None  # a running point's first pairs all won (or lost): no interval yet, not an infinite one
         out.append(PointResult(arm.key, arm.label, k, arm.nodes(k, sweep.nodes), summary.games, match.games,
-                               summary.wdl, summary.pentanomial(), MoveBudgets.spread(budget.nodes),
-                               MoveBudgets.spread(budget.depths)))
+                               summary.wdl, elo, MoveBudgets.spread(budget.nodes), MoveBudgets.spread(budget.depths)))
     return out
 
 
@@ -401,11 +407,13 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     image = plot(sweep, points, folder / "elo.png")
     if document is not None:
         text = document.read_text()
-        if BEGIN not in text or END not in text:
-            raise ValueError(f"{document}: no '{BEGIN}' … '{END}' markers to put the table between")
-        text = _between(text, BEGIN, END, lines)
-        if BY_K_BEGIN in text and BY_K_END in text:
-            text = _between(text, BY_K_BEGIN, BY_K_END, by_k(sweep, points))
+        begin, end = markers(sweep, "table")
+        if begin not in text or end not in text:
+            raise ValueError(f"{document}: no '{begin}' … '{end}' markers to put the table between")
+        text = _between(text, begin, end, lines)
+        begin, end = markers(sweep, "by k")
+        if begin in text and end in text:
+            text = _between(text, begin, end, by_k(sweep, points))
         document.write_text(text)
     return table_path, image
 

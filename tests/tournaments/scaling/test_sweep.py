@@ -78,10 +78,11 @@ def test_point_is_played_resumed_and_reported(tmp_path):
     assert [(p.arm, p.k, p.games) for p in points] == [("F", 2, 2)]
     assert points[0].nodes.startswith("2000 ")  # the arm's player spent k x N per move
     doc = tmp_path / "doc.md"
-    doc.write_text("intro\n<!-- sweep table: begin -->\nold\n<!-- sweep table: end -->\nafter\n")
+    other = "<!-- map table: begin -->\nkept\n<!-- map table: end -->\n"  # another sweep's, on the same page
+    doc.write_text("intro\n<!-- t table: begin -->\nold\n<!-- t table: end -->\n" + other + "after\n")
     table_file, image = write_report(s, tmp_path / "report", doc)
     text = doc.read_text()
-    assert "old" not in text and "| F | 2 | 2,000 | 2 |" in text and text.endswith("after\n")
+    assert "old" not in text and "| F | 2 | 2,000 | 2 |" in text and text.endswith(other + "after\n")
     assert table_file.read_text().count("| F | 2 |") == 1 and image is not None and image.exists()
     assert table(s, [])[-1].startswith("|---")
 
