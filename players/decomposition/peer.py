@@ -1,0 +1,105 @@
+"""Peer cooperation's round on Dask (``algorithm: peer``): after the eldest root move, the
+workers take the other moves from a shared counter (the agenda) with no master handing them
+out, each searched against the best score published so far, a better score published under a
+shared lock; with ``score_sharing`` a watcher thread keeps a running search's bound fresh.
+
+Why Dask's ``Variable`` and ``Lock``: the agenda and the best score live in the scheduler,
+where every worker reaches them without the master.  The policy (:mod:`.split_policies`)
+yields a ``Peers`` round; the wall driver runs it here (in process, where there is no
+scheduler, the policy hands the moves out as root splitting does).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from base.cluster import worker_address
+from players.core.search import INF
+from players.position import Position
+from .options import SearcherConfig
+
+
+@dataclass(frozen=True)
+class PeerResult:
+    worker: str
+    searched: tuple[tuple[str, int, int, tuple[str, ...]], ...]  # (move, score from the root, nodes, pv)
+    seconds: float
+
+
+def peer_round(master, fen: str, moves: tuple[str, ...], request) -> list[tuple[str, int, tuple[str, ...]]]:
+    """One round on every worker of ``master``'s runner: every move of ``request.agenda`` searched
+    once, as (move, score from the root's side, PV from the root), in the workers' order."""
+    from distributed import Variable
+    runner = master.runner
+    tag = f"{master.key}-peer-{next(master._ids)}"
+    shared = Variable(f"{tag}-best", client=runner.client)
+    counter = Variable(f"{tag}-next", client=runner.client)
+    shared.set((request.best, request.eldest))
+    counter.set(0)
+    agenda = tuple(m for m, _ in request.agenda)
+    depths = dict(request.agenda)
+    futures = [runner.submit_to(w, run_peer, master.key, master.options, fen, moves, agenda, depths, tag,
+                                master.score_sharing, key=f"{tag}-w{w}") for w in range(runner.workers)]
+    results = [f.result() for f in futures]
+    runner.messages += len(agenda) * 2 + sum(len(r.searched) for r in results)
+    searched = []
+    for r in results:
+        master.tally.busy += r.seconds
+        for move, s, nodes, pv in r.searched:
+            master.tally.nodes += nodes
+            master.tally.jobs += 1
+            searched.append((move, s, pv))
+    shared.delete()
+    counter.delete()
+    return searched
+
+
+def search_agenda(searcher, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...], depth_by_move: dict,
+                  tag: str, share: bool) -> PeerResult:
+    """A worker's part of the round: take the next root move from the shared counter until none
+    is left; search it against the shared best score; publish a better score under the shared
+    lock.  With ``share`` a watcher thread refreshes the running search's bound."""
+    from distributed import Lock, Variable
+    counter, best, lock = Variable(f"{tag}-next"), Variable(f"{tag}-best"), Lock(f"{tag}-lock")
+    start = time.perf_counter()
+    done = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.02):
+            try:
+                current = best.get(timeout=1)[0]
+            except Exception:  # noqa: BLE001 - the watcher is an optimisation only
+                continue
+            searcher.set_shared_beta(-current)
+    watcher = threading.Thread(target=watch, daemon=True) if share else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        while True:
+            with lock:
+                index = counter.get()
+                counter.set(index + 1)
+            if index >= len(agenda):
+                break
+            move = agenda[index]
+            alpha = best.get()[0]
+            pos = Position.from_fen(fen, tuple(moves) + (move,))
+            score, nodes, pv = searcher.search_node(pos, depth_by_move[move], 1, -INF, -alpha, share)
+            s = -score
+            if s > alpha:
+                with lock:
+                    if s > best.get()[0]:
+                        best.set((s, move))
+            done.append((move, s, nodes, (move,) + pv))
+    finally:
+        stop.set()
+    return PeerResult(worker_address(), tuple(done), time.perf_counter() - start)
+
+
+def run_peer(key: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...],
+             depth_by_move: dict, tag: str, share: bool) -> PeerResult:
+    """The job of one worker in a peer round, on its resident searcher."""
+    from . import jobs
+    return search_agenda(jobs.searcher_for(key, options), fen, moves, agenda, depth_by_move, tag, share)
