@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from base.cluster import worker_address
 from players.core.search import INF
 from players.position import Position
-from .options import SearcherConfig
+from .worker import WallJob, run
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,9 @@ def peer_round(master, fen: str, moves: tuple[str, ...], request) -> list[tuple[
     counter.set(0)
     agenda = tuple(m for m, _ in request.agenda)
     depths = dict(request.agenda)
-    futures = [runner.submit_to(w, run_peer, master.key, master.options, fen, moves, agenda, depths, tag,
-                                master.score_sharing, key=f"{tag}-w{w}") for w in range(runner.workers)]
+    job = PeerJob(fen, moves, agenda, depths, tag, master.score_sharing)
+    futures = [runner.submit_to(w, run, master.key, master.options, f"{tag}-w{w}", job, key=f"{tag}-w{w}")
+               for w in range(runner.workers)]
     results = [f.result() for f in futures]
     runner.messages += len(agenda) * 2 + sum(len(r.searched) for r in results)
     searched = []
@@ -55,11 +56,26 @@ def peer_round(master, fen: str, moves: tuple[str, ...], request) -> list[tuple[
     return searched
 
 
-def search_agenda(searcher, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...], depth_by_move: dict,
-                  tag: str, share: bool) -> PeerResult:
+@dataclass(frozen=True)
+class PeerJob(WallJob):
     """A worker's part of the round: take the next root move from the shared counter until none
     is left; search it against the shared best score; publish a better score under the shared
     lock.  With ``share`` a watcher thread refreshes the running search's bound."""
+
+    fen: str
+    moves: tuple[str, ...]
+    agenda: tuple[str, ...]
+    depth_by_move: dict
+    tag: str
+    share: bool
+
+    def run(self, searcher, job_id: str) -> PeerResult:
+        return search_agenda(searcher, self.fen, self.moves, self.agenda, self.depth_by_move, self.tag, self.share)
+
+
+def search_agenda(searcher, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...], depth_by_move: dict,
+                  tag: str, share: bool) -> PeerResult:
+    """:class:`PeerJob` on ``searcher``."""
     from distributed import Lock, Variable
     counter, best, lock = Variable(f"{tag}-next"), Variable(f"{tag}-best"), Lock(f"{tag}-lock")
     start = time.perf_counter()
@@ -96,10 +112,3 @@ def search_agenda(searcher, fen: str, moves: tuple[str, ...], agenda: tuple[str,
     finally:
         stop.set()
     return PeerResult(worker_address(), tuple(done), time.perf_counter() - start)
-
-
-def run_peer(key: str, options: SearcherConfig, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...],
-             depth_by_move: dict, tag: str, share: bool) -> PeerResult:
-    """The job of one worker in a peer round, on its resident searcher."""
-    from . import jobs
-    return search_agenda(jobs.searcher_for(key, options), fen, moves, agenda, depth_by_move, tag, share)

@@ -19,19 +19,22 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Generator, Hashable
-from typing import Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from base.runner import Runner
 from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
-from . import jobs
 from .node_clock import Wait
 from .options import SearcherConfig
 from .result import Tally
 from .runner import share_bounds, stop_running
 from .trees import board_after
+from .worker import JobResult, NodeJob, run
+
+if TYPE_CHECKING:
+    from .split_policies import Peers
 
 __all__ = ["Aborted", "WallDriver", "WallMaster", "board_after", "completed"]
 
@@ -111,8 +114,8 @@ class WallDriver:
         job = f"{master.key}-{next(master._ids)}"
         master.running.add(job)
         moves = self.moves + tuple(path)
-        self.futures[job] = self.runner.submit(jobs.run_job, master.key, master.options, job, self.fen, moves, depth,
-                                               self.ply + len(path), alpha, beta, master.score_sharing, key=job,
+        node = NodeJob(self.fen, moves, depth, self.ply + len(path), alpha, beta, master.score_sharing)
+        self.futures[job] = self.runner.submit(run, master.key, master.options, job, node, key=job,
                                                home=(self.fen, moves))
         return job
 
@@ -145,7 +148,7 @@ class WallDriver:
         finally:
             policy.close()
 
-    def _answer(self, wait: Wait) -> jobs.JobResult:
+    def _answer(self, wait: Wait) -> JobResult:
         """The first of the awaited jobs to finish (the others keep running).  A deadline
         withdraws the others: a stopped job's score is garbage, never used."""
         pending = [(job, f) for job, f in self.futures.items() if job in wait.jobs]
@@ -165,8 +168,8 @@ class WallDriver:
             raise
         return result
 
-    def _peers(self, request: Hashable) -> list:
-        from .peer import peer_round
+    def _peers(self, request: Peers) -> list:
+        from .peer import peer_round  # Dask's shared variables, loaded where a round runs
         return peer_round(self.master, self.fen, self.moves, request)
 
 
