@@ -65,8 +65,8 @@ without a new measurement: they lost to root splitting with null-window probes t
 
 The splitting algorithms (root, speculative, PV and dynamic splitting, peer) are one policy,
 :mod:`.split_policies`, which the node clock drives too; here the wall clock's driver
-(:mod:`.wall`) runs it.  ``Master``'s ``split``, ``split_speculative``, ``pv_split``,
-``root_split`` and ``peer`` drive one step of it, for the tests that call them directly.
+(:mod:`.wall`) runs it.  ``Master.split`` and ``Master.peer`` drive one step of it, for the
+tests that call them directly.
 Scores are fail-soft negamax values; a job answers for the position after its path,
 ``ply`` plies below the root, so mate distances agree with the sequential search.
 """
@@ -76,7 +76,7 @@ import time
 
 import chess
 
-from players.core.search import INF, MAX_PLY
+from players.core.search import MAX_PLY
 from .aspiration import parallel_aspiration
 from .options import ALGORITHMS, MASTER_TREES
 from .result import ParallelResult, Tally
@@ -121,21 +121,8 @@ class Master(WallMaster):
         kids = [(m, child_depth(board, m, depth)) for m in children]
         return self._drive(fen, path, ply, lambda p: p.split((), depth, ply, alpha, beta, kids, first))
 
-    def split_speculative(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int,
-                          children: list[str], guess: int) -> tuple:
-        kids = [(m, child_depth(board, m, depth)) for m in children]
-        return self._drive(fen, path, 0, lambda p: p.split_speculative(depth, kids, guess))
-
-    def root_split(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
-        return self.split(fen, moves, board_after(fen, moves), depth, 0, -INF, INF, order)
-
-    def pv_split(self, fen: str, path: tuple[str, ...], pv: tuple[str, ...], depth: int, ply: int, alpha: int,
-                 beta: int, order: list[str] | None = None) -> tuple:
-        board = board_after(fen, path)
-        kids = None if order is None else [(m, child_depth(board, m, depth)) for m in order]
-        return self._drive(fen, path, ply, lambda p: p.pv_split((), pv, depth, ply, alpha, beta, kids))
-
     def peer(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
+        """:meth:`.split_policies.Splitting.peer` at the root: the eldest, then the others."""
         board = board_after(fen, moves)
         kids = [(m, child_depth(board, m, depth)) for m in order]
         return self._drive(fen, moves, 0, lambda p: p.peer(depth, kids))

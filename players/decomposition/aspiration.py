@@ -40,7 +40,7 @@ from .result import AspirationResult, NodeClock
 from .runner import stop_running
 from .wall import Aborted, WallMaster, board_after, completed
 from . import worker
-from .worker import WindowJob, WindowResult
+from .worker import JobResult, WindowJob
 
 
 def boundaries(guess: int, k: int, step: int) -> list[int]:
@@ -105,9 +105,9 @@ def _iteration_on_clock(master: WallMaster, clock: NodeClock, fen: str, moves: t
                         guess: int) -> tuple[int, tuple[str, ...]]:
     """One iteration on the node clock (module docstring): (score, PV)."""
     wins = windows(guess, master.runner.workers, master.margin)
-    results: dict[int, WindowResult] = {}
+    results: dict[int, JobResult] = {}
 
-    def run(i: int, limit: int = 0) -> WindowResult:
+    def run(i: int, limit: int = 0) -> JobResult:
         r = worker.run(f"{master.key}-w{i}", master.options, f"{master.key}-asp{depth}-w{i}",
                 WindowJob(fen, moves, depth, *wins[i], limit))
         results[i] = r
@@ -178,9 +178,7 @@ def _iteration_on_dask(master: WallMaster, clock: NodeClock, fen: str, moves: tu
         stop_running(runner, [ids[i] for i in pending.values()])
     for f in futures:  # the stopped ones answer at once, with their nodes
         r = f.result()
-        master.tally.nodes += r.nodes
-        master.tally.busy += r.seconds
-        master.tally.jobs += 1
+        master.tally.add(r)
     master.running.difference_update(ids)
     if answer is None:  # inconsistent bounds: one full-window search
         clock.fallbacks += 1

@@ -70,45 +70,40 @@ class PeerJob(WallJob):
     share: bool
 
     def run(self, searcher, job_id: str) -> PeerResult:
-        return search_agenda(searcher, self.fen, self.moves, self.agenda, self.depth_by_move, self.tag, self.share)
+        from distributed import Lock, Variable
+        counter, best, lock = Variable(f"{self.tag}-next"), Variable(f"{self.tag}-best"), Lock(f"{self.tag}-lock")
+        start = time.perf_counter()
+        done = []
+        stop = threading.Event()
 
-
-def search_agenda(searcher, fen: str, moves: tuple[str, ...], agenda: tuple[str, ...], depth_by_move: dict,
-                  tag: str, share: bool) -> PeerResult:
-    """:class:`PeerJob` on ``searcher``."""
-    from distributed import Lock, Variable
-    counter, best, lock = Variable(f"{tag}-next"), Variable(f"{tag}-best"), Lock(f"{tag}-lock")
-    start = time.perf_counter()
-    done = []
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.wait(0.02):
-            try:
-                current = best.get(timeout=1)[0]
-            except Exception:  # noqa: BLE001 - the watcher is an optimisation only
-                continue
-            searcher.set_shared_beta(-current)
-    watcher = threading.Thread(target=watch, daemon=True) if share else None
-    if watcher is not None:
-        watcher.start()
-    try:
-        while True:
-            with lock:
-                index = counter.get()
-                counter.set(index + 1)
-            if index >= len(agenda):
-                break
-            move = agenda[index]
-            alpha = best.get()[0]
-            pos = Position.from_fen(fen, tuple(moves) + (move,))
-            score, nodes, pv = searcher.search_node(pos, depth_by_move[move], 1, -INF, -alpha, share)
-            s = -score
-            if s > alpha:
+        def watch() -> None:
+            while not stop.wait(0.02):
+                try:
+                    current = best.get(timeout=1)[0]
+                except Exception:  # noqa: BLE001 - the watcher is an optimisation only
+                    continue
+                searcher.set_shared_beta(-current)
+        watcher = threading.Thread(target=watch, daemon=True) if self.share else None
+        if watcher is not None:
+            watcher.start()
+        try:
+            while True:
                 with lock:
-                    if s > best.get()[0]:
-                        best.set((s, move))
-            done.append((move, s, nodes, (move,) + pv))
-    finally:
-        stop.set()
-    return PeerResult(worker_address(), tuple(done), time.perf_counter() - start)
+                    index = counter.get()
+                    counter.set(index + 1)
+                if index >= len(self.agenda):
+                    break
+                move = self.agenda[index]
+                alpha = best.get()[0]
+                pos = Position.from_fen(self.fen, tuple(self.moves) + (move,))
+                score, nodes, pv = searcher.search_node(pos, self.depth_by_move[move], 1, -INF, -alpha,
+                                                        self.share)
+                s = -score
+                if s > alpha:
+                    with lock:
+                        if s > best.get()[0]:
+                            best.set((s, move))
+                done.append((move, s, nodes, (move,) + pv))
+        finally:
+            stop.set()
+        return PeerResult(worker_address(), tuple(done), time.perf_counter() - start)

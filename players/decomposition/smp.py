@@ -53,9 +53,7 @@ def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, t
                 if f is not first:
                     f.cancel()
         for r in results:
-            master.tally.nodes += r.nodes
-            master.tally.busy += r.seconds
-            master.tally.jobs += 1
+            master.tally.add(r)
         if tt_exchange:
             parts = [r.exported for r in results if r.exported is not None]
             if parts:
@@ -95,9 +93,7 @@ def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
     results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
     master.running.difference_update(ids)
     for r in results:
-        master.tally.nodes += r.nodes
-        master.tally.busy += r.seconds
-        master.tally.jobs += 1
+        master.tally.add(r)
     best = winner = first.result()
     if master.aborted or best.depth < depth:  # stopped by the clock or a node budget: the deepest answers
         best = max(results, key=lambda r: (r.depth, r is winner))

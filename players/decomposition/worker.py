@@ -104,6 +104,7 @@ class JobResult:
     pv: tuple[str, ...]
     seconds: float
     worker: str
+    stopped: bool = False  # a window's search stopped at its node limit or by a stop order
 
 
 @dataclass(frozen=True)
@@ -220,15 +221,6 @@ class SearchJob(WallJob):
 
 # --- a window at the root (parallel aspiration) ----------------------------------------------------
 @dataclass(frozen=True)
-class WindowResult:
-    score: int
-    nodes: int
-    pv: tuple[str, ...]
-    stopped: bool
-    seconds: float
-
-
-@dataclass(frozen=True)
 class WindowJob(WallJob):
     """One worker's search of the root in (alpha, beta), on its own table, stopped after
     ``node_limit`` nodes (0: none) or by a stop order.  The core's ``search_node`` directly:
@@ -241,7 +233,7 @@ class WindowJob(WallJob):
     beta: int
     node_limit: int = 0
 
-    def run(self, searcher, job_id: str) -> WindowResult:
+    def run(self, searcher, job_id: str) -> JobResult:
         position = Position.from_fen(self.fen, self.moves)
         ctx = searcher.ctx
         start = time.perf_counter()
@@ -250,8 +242,8 @@ class WindowJob(WallJob):
         pv = ctx[C_PV]
         n = int(ctx[C_PV_LEN][0])
         line = tuple(move_to_uci(int(pv[0, j])) for j in range(n) if pv[0, j] != 0)
-        return WindowResult(int(score), int(stats[S_NODES]), line, bool(stats[S_STOPPED]),
-                            time.perf_counter() - start)
+        return JobResult(job_id, int(score), int(stats[S_NODES]), line, time.perf_counter() - start,
+                         worker_address(), bool(stats[S_STOPPED]))
 
 
 # --- the master's signals and a game's lifetime ----------------------------------------------------
