@@ -5,22 +5,9 @@ master's :class:`.node_clock.Desk`) and the wall clock (:mod:`.wall`, over a run
 
 Why generators: over Dask the master blocks on futures; on the clock it may only act at slice
 boundaries.  A generator leaves the waiting to its driver, as Sunfish's ``Searcher.search`` is
-a generator its caller drives.  The algorithms:
-
-* iterative deepening with root reordering (the best move first, then the moves that raised
-  the score, latest first); the iterations shallower than ``min_split_depth`` are not split;
-* ``split``: young brothers wait (the eldest alone sets the bound), the younger brothers go to
-  idle workers with the best score so far as bound, probed with a null window first
-  (``null_window``) and searched again when they fail high; ``score_sharing`` lowers a running
-  job's beta when the master's alpha rises; a cut-off aborts the rest;
-* ``speculative`` root splitting: the younger brothers are probed at the previous score less
-  ``margin`` while the eldest is still searched (:meth:`Splitting.split_speculative`);
-* ``pv_split``: down the previous PV, the PV child first (recursively), then the node's other
-  children split, bottom-up to the root;
-* ``dynamic_split``: PV splitting, and when fewer siblings are left than idle workers the next
-  sibling is split too (its eldest child first, then the others): DPVSplit's subcontracting;
-* ``peer``: the eldest root move first, then the workers share out the others with no master
-  handing them out (a :class:`Peers` round), where the driver can; else root splitting.
+a generator its caller drives.  The algorithms are described in :mod:`.algorithms`; peer
+cooperation yields a :class:`Peers` round where its driver can run one, and is root splitting
+after the eldest where it cannot.
 
 The clocks differ where each has always differed; the driver lends these as properties of its
 context (one line each), so that both keep their behaviour exactly: the tree (:mod:`.trees`:
@@ -86,13 +73,10 @@ class Context(Protocol):
     def submit(self, path: Line, depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
                guess: int = 0) -> Hashable: ...
 
-    def share(self, running: list, alpha: int) -> None: ...
-
-    def abort(self, running: list) -> None: ...
-
-    def idle(self, running: int) -> int: ...
-
-    def record(self, depth: int, score: int, pv: Line) -> bool: ...
+    def share(self, running: list, alpha: int) -> None: ...  # score sharing: their beta follows alpha
+    def abort(self, running: list) -> None: ...  # a cut-off made them useless
+    def idle(self, running: int) -> int: ...  # workers idle, ``running`` of them busy with this split
+    def record(self, depth: int, score: int, pv: Line) -> bool: ...  # an iteration done; True: the move is over
 
 
 def fold_answer(s: int, move: str, pv: Line, best: int, best_move: str, best_pv: Line,
