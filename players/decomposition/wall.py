@@ -28,6 +28,7 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from .node_clock import Wait
 from .options import SearcherConfig
+from .peer import peer_round
 from .result import Tally
 from .runner import share_bounds, stop_running
 from .trees import board_after
@@ -109,6 +110,7 @@ class WallDriver:
     # --- what the policy calls -----------------------------------------------------------------------
     def submit(self, path: tuple[str, ...], depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
                guess: int = 0) -> str:
+        """A node job, its id (``first`` and ``guess`` are the node clock's root jobs')."""
         master = self.master
         master._check()
         job = f"{master.key}-{next(master._ids)}"
@@ -169,7 +171,6 @@ class WallDriver:
         return result
 
     def _peers(self, request: Peers) -> list:
-        from .peer import peer_round  # Dask's shared variables, loaded where a round runs
         return peer_round(self.master, self.fen, self.moves, request)
 
 
