@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 from base.resources import resolve_data_reference
+from base.runner import InlineRunner
 from players.core.search import INF
-from players.decomposition.aspiration import run_window
-from players.decomposition.jobs import SearcherConfig, drop_prefix_sync
+from players.decomposition.options import SearcherConfig
+from players.decomposition.runner import drop_prefix
+from players.decomposition.worker import WindowJob, run
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 
@@ -31,17 +33,22 @@ def main() -> None:
     suite = read_suite(resolve_data_reference("data:suites/bratko-kopec.epd", Path(".")))
     fens = [p.fen for p in suite.positions][: args.limit or None]
     full = oracle = 0
+    runner = InlineRunner()  # the windows' searchers live in its state, freed by key after each position
+
+    def window(key: str, job: str, fen: str, depth: int, alpha: int, beta: int):
+        return runner.submit_to(0, run, key, EXACT, job, WindowJob(fen, (), depth, alpha, beta)).result()
+
     for i, fen in enumerate(fens):
         values = [it.score_cp for it in EXACT.make_searcher().search(fen, Limit(depth=args.depth)).iterations]
         key = f"oracle-{time.time_ns()}-{i}"
         try:
             for d, v in enumerate(values, 1):
-                full += run_window(f"{key}-full", EXACT, f"{key}-f{d}", fen, (), d, -INF, INF).nodes
-                r = run_window(f"{key}-oracle", EXACT, f"{key}-o{d}", fen, (), d, v - 1, v + 1)
+                full += window(f"{key}-full", f"{key}-f{d}", fen, d, -INF, INF).nodes
+                r = window(f"{key}-oracle", f"{key}-o{d}", fen, d, v - 1, v + 1)
                 assert r.score == v, (i, d, r.score, v)
                 oracle += r.nodes
         finally:
-            drop_prefix_sync(key)
+            drop_prefix(runner, key)
     print(f"{len(fens)} positions, depth {args.depth}: full-window ID {full} nodes, oracle-window ID {oracle} "
           f"nodes, ratio {full / oracle:.3f}")
 

@@ -63,6 +63,10 @@ experiment variants: they are the thesis's peer cooperation and dynamic subcontr
 ``docs/decomposition.md`` reports them.  No player config uses them, and none should
 without a new measurement: they lost to root splitting with null-window probes there.
 
+The splitting algorithms (root, speculative, PV and dynamic splitting, peer) are one policy,
+:mod:`.split_policies`, which the node clock drives too; here the wall clock's driver
+(:mod:`.wall`) runs it.  ``Master.split`` and ``Master.peer`` drive one step of it, for the
+tests that call them directly.
 Scores are fail-soft negamax values; a job answers for the position after its path,
 ``ply`` plies below the root, so mate distances agree with the sequential search.
 """
@@ -72,297 +76,73 @@ import time
 
 import chess
 
-from players.core.search import INF, MAX_PLY
-from . import jobs
+from players.core.search import MAX_PLY
 from .aspiration import parallel_aspiration
 from .registry import ALGORITHMS, MASTER_TREES
-from .runner import share_bounds, stop_running
-from .smp import lazy_smp, shared_smp, ybw_search
 from .result import ParallelResult, Tally
-from .wall import Aborted, WallMaster, board_after, completed
+from .smp import lazy_smp, shared_smp, ybw_search
+from .split_policies import SplitOptions, Splitting, fold_answer
+from .trees import ORDER_VALUE, BoardTree, board_after, child_depth, ordered_moves
+from .wall import Aborted, WallDriver, WallMaster, completed
 
-__all__ = ["ALGORITHMS", "MASTER_TREES", "Aborted", "Master", "ParallelResult", "Tally", "board_after", "child_depth",
-           "completed", "fold_answer", "iterate", "ordered_moves"]
+__all__ = ["ALGORITHMS", "MASTER_TREES", "ORDER_VALUE", "Aborted", "Master", "ParallelResult", "Tally", "board_after",
+           "child_depth", "completed", "fold_answer", "iterate", "ordered_moves"]
 
-ORDER_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+SPLITTING = ("root_split", "peer", "pv_split", "dynamic_split")
 
 
 class Master(WallMaster):
-    """The splitting algorithms' master: root, speculative, PV and dynamic splitting and peer
-    cooperation, each iteration's jobs on the runner."""
+    """The splitting algorithms' master on the wall clock: root, speculative, PV and dynamic
+    splitting and peer cooperation, the policy of :mod:`.split_policies` driven over the runner."""
 
-    # --- a node whose children are searched in parallel -------------------------------------------
+    def policy(self, fen: str, moves: tuple[str, ...], algorithm: str = "root_split", ply: int = 0,
+               depth: int = MAX_PLY - 1, start: float | None = None) -> tuple[WallDriver, Splitting]:
+        """The splitting policy for the position after ``moves``, and the driver that runs it."""
+        driver = WallDriver(self, fen, moves, ply, depth, start)
+        options = SplitOptions(algorithm, self.score_sharing, self.null_window, self.speculative, self.margin,
+                               self.min_split_depth)
+        policy = Splitting(driver, options, BoardTree(fen, moves))
+        policy.dynamic = self.dynamic
+        policy.root_nodes = self.root_nodes
+        return driver, policy
+
+    def _drive(self, fen: str, path: tuple[str, ...], ply: int, step) -> tuple:
+        driver, policy = self.policy(fen, path, ply=ply)
+        try:
+            return driver.drive(step(policy))
+        finally:
+            self.root_nodes = policy.root_nodes
+
+    # --- one step of the policy (the tests call these) -----------------------------------------------
     def split(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int, ply: int, alpha: int,
-              beta: int, children: list[str], first: tuple[int, tuple[str, ...]] | None = None
-              ) -> tuple[int, str, tuple[str, ...], list[str]]:
-        """Value of the node (its side to move), best child, PV, and the children that
-        raised the score (for reordering).  ``first`` is the eldest child's known value.
+              beta: int, children: list[str], first: tuple[int, tuple[str, ...]] | None = None) -> tuple:
+        """:meth:`.split_policies.Splitting.split` at the node after ``path``: (value, best child,
+        PV, the children that raised the score)."""
+        kids = [(m, child_depth(board, m, depth)) for m in children]
+        return self._drive(fen, path, ply, lambda p: p.split((), depth, ply, alpha, beta, kids, first))
 
-        Young brothers wait: the eldest alone sets the bound.  With ``null_window`` the
-        younger brothers are then probed with a null window on that bound (PVS), and only
-        one that fails high is searched again with the full window: most siblings of a
-        well-ordered node only have to prove that they are not better."""
-        best, best_move, best_pv = -INF, children[0], ()
-        improved: list[str] = []
-        queue: list[tuple[str, int | None]] = [(m, None) for m in children]  # (move, re-search from) pairs
-        if first is not None:
-            queue.pop(0)
-            best, best_pv = first
-            best_move = children[0]
-            alpha = max(alpha, best)
-            if alpha >= beta:
-                return best, best_move, best_pv, improved
-        elif queue:
-            m, _ = queue.pop(0)
-            r = self.search_job(fen, path + (m,), child_depth(board, m, depth), ply + 1, -beta, -alpha)
-            best, best_move, best_pv = -r.score, m, (m,) + r.pv
-            alpha = max(alpha, best)
-            if alpha >= beta:
-                return best, best_move, best_pv, improved
-        # future -> (job id, move, the alpha a null-window probe tested, or None for a full window)
-        running: dict[object, tuple[str, str, int | None]] = {}
-        while queue or running:
-            while queue and len(running) < self.runner.workers:
-                m, research_from = queue.pop(0)
-                cd = child_depth(board, m, depth)
-                idle = self.runner.workers - len(running)
-                if self.dynamic and research_from is None and len(queue) + 1 < idle and cd >= self.min_split_depth:
-                    # The agenda runs dry: subcontract this sibling's subtree to the idle workers.
-                    child = board.copy(stack=False)
-                    child.push_uci(m)
-                    value, _, sub_pv, _ = self.split(fen, path + (m,), child, cd, ply + 1, -beta, -alpha,
-                                                     ordered_moves(child))
-                    s = -value
-                    if s > best:
-                        best = s
-                        if s > alpha:
-                            best_move, best_pv, alpha = m, (m,) + sub_pv, s
-                            improved.append(m)
-                            if alpha >= beta:
-                                queue.clear()
-                                break
-                    continue
-                probe = self.null_window and research_from is None and beta - alpha > 1
-                if research_from is not None:
-                    # The full window from just below the probe's bound (for the exact value and its
-                    # PV), or from alpha if another move has since proved better than that bound.
-                    low = alpha if alpha > research_from else research_from - 1
-                    window = (-beta, -low)
-                elif probe:
-                    window = (-alpha - 1, -alpha)
-                else:
-                    window = (-beta, -alpha)
-                job, future = self._submit(fen, path + (m,), cd, ply + 1, *window)
-                running[future] = (job, m, alpha if probe else None)
-            if alpha >= beta:
-                break
-            if not running:
-                continue
-            (_, m, probed), r = self._next_answer(running)
-            s = -r.score
-            if probed is not None and probed < s < beta:
-                # Failed high on the null window: worth at least s.  Above alpha it is the best
-                # so far; either way its exact value is searched next, from max(alpha, s - 1).
-                if s > alpha:
-                    best, best_move, best_pv, alpha = s, m, (m,) + r.pv, s
-                    improved.append(m)
-                    if self.score_sharing and running:
-                        share_bounds(self.runner, {j: -alpha for j, _, _ in running.values()})
-                queue.insert(0, (m, s))
-                continue
-            best, best_move, best_pv, taken = fold_answer(s, m, r.pv, best, best_move, best_pv, alpha, improved)
-            if taken:
-                alpha = max(alpha, s)
-                if alpha >= beta:
-                    break
-                if self.score_sharing and running:
-                    share_bounds(self.runner, {j: -alpha for j, _, _ in running.values()})
-        if running:  # a cut-off: the rest is not needed
-            stop_running(self.runner, [j for j, _, _ in running.values()])
-            self.running.difference_update(j for j, _, _ in running.values())
-            for f in running:
-                f.cancel()
-            self.tally.cancelled += len(running)
-        return best, best_move, best_pv, improved
-
-    def split_speculative(self, fen: str, path: tuple[str, ...], board: chess.Board, depth: int,
-                          children: list[str], guess: int) -> tuple[int, str, tuple[str, ...], list[str]]:
-        """Root splitting where the younger brothers do not wait for the eldest.
-
-        The eldest is searched with the full window while the others are probed at once
-        with a null window on a speculative bound, the previous iteration's score less
-        ``margin``.  A probe that fails low is proven worse as soon as the proven alpha
-        reaches its answer (the usual case: the score moves little from one iteration to
-        the next); otherwise it is probed again at the proven alpha.  A probe that fails
-        high is probed again at the proven alpha once the eldest is done, and searched with
-        the full window only if it beats that alpha (a full-window search is a PV search,
-        the dearest kind).  Both workers are busy from the first moment, where young-brothers-wait
-        leaves all but one idle while the eldest (often half of the tree) is searched."""
-        alpha, beta = -INF, INF
-        speculative = guess - self.margin
-        best, best_move, best_pv = -INF, children[0], ()
-        improved: list[str] = []
-        eldest_done = False
-        pending: list[tuple[str, int]] = []  # (move, upper bound) of fail-lows not settled yet
-        pending_high: list[tuple[str, int, tuple[str, ...]]] = []  # (move, lower bound, PV) of fail-highs
-        # Largest first (by the previous iteration's node counts), so that the small jobs fill
-        # the gaps at the end of the iteration instead of one large job running alone.
-        younger = sorted(children[1:], key=lambda m: -self.root_nodes.get(m, 0))
-        queue: list[tuple[str, str, int]] = [(children[0], "full", 0)]
-        queue += [(m, "probe", speculative) for m in younger]
-        nodes: dict[str, int] = {}
-        running: dict[object, tuple[str, str, str, int]] = {}  # future -> (job id, move, kind, bound)
-        # Two jobs per worker: the next one waits in the worker while the master reads the last
-        # answer, which hides the round trip (the probes' bounds do not change meanwhile).
-        depth_of_queue = 2 * self.runner.workers
-        while queue or running:
-            while queue and len(running) < depth_of_queue:
-                m, kind, bound = queue.pop(0)
-                if kind == "probe":
-                    bound = max(bound, alpha)
-                    window = (-bound - 1, -bound)
-                elif kind == "research":
-                    window = (-beta, -(alpha if alpha > bound else bound - 1))
-                else:
-                    window = (-beta, -alpha)
-                job, future = self._submit(fen, path + (m,), child_depth(board, m, depth), 1, *window)
-                running[future] = (job, m, kind, bound)
-            (_, m, kind, bound), r = self._next_answer(running)
-            s = -r.score
-            nodes[m] = nodes.get(m, 0) + r.nodes
-            raised = False
-            if kind == "probe" and s > bound:
-                # At least s.  Better than the settled moves: its exact value is searched next
-                # (the full window).  Otherwise a null window at the proven alpha is enough, and
-                # before the eldest is done that alpha is not known yet.
-                if not eldest_done:
-                    pending_high.append((m, s, r.pv))
-                elif s > alpha:
-                    best, best_move, best_pv, alpha, raised = s, m, (m,) + r.pv, s, True
-                    improved.append(m)
-                    queue.insert(0, (m, "research", s))
-                else:
-                    queue.insert(0, (m, "probe", alpha))
-            elif kind == "probe":
-                if s > alpha:  # at most s, but s is above what is proven: not settled yet
-                    if eldest_done:
-                        queue.insert(0, (m, "probe", alpha))
-                    else:
-                        pending.append((m, s))
-            else:
-                best, best_move, best_pv, taken = fold_answer(s, m, r.pv, best, best_move, best_pv, alpha,
-                                                              improved)
-                if taken:
-                    raised = s > alpha
-                    alpha = max(alpha, s)
-            if kind == "full":
-                eldest_done = True
-                # The answers the eldest did not settle are probed again at the proven alpha; a
-                # move proven better than the eldest is searched with the full window.
-                again = [(pm, "probe", alpha) for pm, ps in pending if ps > alpha]
-                for pm, ps, ppv in sorted(pending_high, key=lambda e: -e[1]):
-                    if ps > alpha:
-                        best, best_move, best_pv, alpha, raised = ps, pm, (pm,) + ppv, ps, True
-                        improved.append(pm)
-                        again.insert(0, (pm, "research", ps))
-                    else:
-                        again.append((pm, "probe", alpha))
-                queue[:0] = again
-                pending.clear()
-                pending_high.clear()
-            if raised and self.score_sharing and running:
-                share_bounds(self.runner, {j: -alpha for j, _, _, _ in running.values()})
-        self.root_nodes = nodes
-        return best, best_move, best_pv, improved
-
-    # --- algorithms --------------------------------------------------------------------------------
     def peer(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
+        """:meth:`.split_policies.Splitting.peer` at the root: the eldest, then the others."""
         board = board_after(fen, moves)
-        eldest = order[0]
-        r = self.search_job(fen, moves + (eldest,), child_depth(board, eldest, depth), 1, -INF, INF)
-        best, best_move, best_pv = -r.score, eldest, (eldest,) + r.pv
-        rest = order[1:]
-        if not rest:
-            return best, best_move, best_pv, []
-        if self.runner.client is None:  # inline: no Dask variables, the workers take turns
-            value, move, line, improved = self.split(fen, moves, board, depth, 0, -INF, INF, order,
-                                                     (best, best_pv))
-            return value, move, line, improved
-        from distributed import Variable
-        tag = f"{self.key}-peer-{next(self._ids)}"
-        client = self.runner.client
-        shared, counter = Variable(f"{tag}-best", client=client), Variable(f"{tag}-next", client=client)
-        shared.set((best, eldest))
-        counter.set(0)
-        depths = {m: child_depth(board, m, depth) for m in rest}
-        futures = [self.runner.submit_to(w, jobs.run_peer, self.key, self.options, fen, moves, tuple(rest), depths,
-                                         tag, self.score_sharing, key=f"{tag}-w{w}")
-                   for w in range(self.runner.workers)]
-        improved = []
-        results = [f.result() for f in futures]
-        self.runner.messages += len(rest) * 2 + sum(len(r.searched) for r in results)
-        for r in results:
-            self.tally.busy += r.seconds
-            for move, s, nodes, pv in r.searched:
-                self.tally.nodes += nodes
-                self.tally.jobs += 1
-                if s > best:
-                    best, best_move, best_pv = s, move, pv
-                    improved.append(move)
-        shared.delete()
-        counter.delete()
-        return best, best_move, best_pv, improved
-
-    def root_split(self, fen: str, moves: tuple[str, ...], depth: int, order: list[str]) -> tuple:
-        board = board_after(fen, moves)
-        return self.split(fen, moves, board, depth, 0, -INF, INF, order)
-
-    def pv_split(self, fen: str, path: tuple[str, ...], pv: tuple[str, ...], depth: int, ply: int, alpha: int,
-                 beta: int, order: list[str] | None = None) -> tuple[int, str, tuple[str, ...], list[str]]:
-        board = board_after(fen, path)
-        children = order if order is not None else ordered_moves(board)
-        if not children:
-            r = self.search_job(fen, path, depth, ply, alpha, beta)
-            return r.score, "", r.pv, []
-        if depth < self.min_split_depth or not pv or pv[0] not in children:
-            if ply == 0:
-                return self.split(fen, path, board, depth, ply, alpha, beta, children)
-            r = self.search_job(fen, path, depth, ply, alpha, beta)
-            return r.score, r.pv[0] if r.pv else "", r.pv, []
-        first = pv[0]
-        children = [first] + [m for m in children if m != first]
-        value, _, sub_pv, _ = self.pv_split(fen, path + (first,), pv[1:], child_depth(board, first, depth), ply + 1,
-                                            -beta, -alpha)
-        return self.split(fen, path, board, depth, ply, alpha, beta, children, (-value, (first,) + sub_pv))
+        kids = [(m, child_depth(board, m, depth)) for m in order]
+        return self._drive(fen, moves, 0, lambda p: p.peer(depth, kids))
 
 
-def fold_answer(s: int, move: str, pv: tuple[str, ...], best: int, best_move: str, best_pv: tuple[str, ...],
-                alpha: int, improved: list[str]) -> tuple[int, str, tuple[str, ...], bool]:
-    """A child's exact answer folded into its split node's best: (best, best move, PV, taken).
-    Taken when the child beats alpha, or is the best move searched again (its value and PV
-    replace the old ones); a child that raised the score joins ``improved``."""
-    if s > best or (s == best and move == best_move):
-        best = s
-        if s > alpha or move == best_move:
-            if move not in improved:
-                improved.append(move)
-            return best, move, (move,) + pv, True
-    return best, best_move, best_pv, False
-
-
-def child_depth(board: chess.Board, move: str, depth: int) -> int:
-    """The sequential search's rule: one ply less, one more when the move gives check."""
-    return depth - 1 + (1 if board.gives_check(chess.Move.from_uci(move)) else 0)
-
-
-def ordered_moves(board: chess.Board) -> list[str]:
-    """Captures by MVV-LVA, then promotions and checks, then the rest."""
-    def key(move: chess.Move) -> tuple:
-        victim = board.piece_type_at(move.to_square) if board.is_capture(move) else None
-        attacker = board.piece_type_at(move.from_square)
-        capture = ORDER_VALUE.get(victim, 1) * 10 - ORDER_VALUE.get(attacker, 0) if board.is_capture(move) else -100
-        return (-capture, -(move.promotion or 0), -int(board.gives_check(move)), move.uci())
-    return [m.uci() for m in sorted(board.legal_moves, key=key)]
+def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
+              start: float) -> ParallelResult:
+    """Iterative deepening of a splitting algorithm: the policy's iterations until ``depth``, or
+    until an abort discards the iteration under way and the last completed one answers."""
+    if algorithm in ("pv_split", "dynamic_split"):
+        master.dynamic = algorithm == "dynamic_split"
+    driver, policy = master.policy(fen, moves, algorithm, depth=depth, start=start)
+    try:
+        driver.drive(policy.iterate())
+    except Aborted:
+        pass
+    master.root_nodes = policy.root_nodes
+    move, score, done, pv = policy.best
+    return ParallelResult(move, score, done, pv, master.tally, time.perf_counter() - start, master.runner.messages,
+                          driver.history)
 
 
 def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
@@ -389,35 +169,6 @@ def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], de
         raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.root_policy), not through a Master")
     if algorithm == "aspiration":  # parallel aspiration, its own module
         return parallel_aspiration(master, fen, moves, depth)
-    board = board_after(fen, moves)
-    order = ordered_moves(board)
-    if not order:
-        raise ValueError(f"no legal move in {board.fen()}")
-    best_move, best_score, pv, done = order[0], 0, (order[0],), 0
-    history = []
-    for d in range(1, min(depth, MAX_PLY - 1) + 1):
-        try:
-            if d < master.min_split_depth:
-                # Too shallow to be worth the messages: the whole iteration is one job.
-                r = master.search_job(fen, moves, d, 0, -INF, INF)
-                score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
-            elif algorithm == "root_split" and master.speculative and done > 0 and d >= master.min_split_depth:
-                score, move, line, improved = master.split_speculative(fen, moves, board, d, order, best_score)
-            elif algorithm == "root_split":
-                score, move, line, improved = master.root_split(fen, moves, d, order)
-            elif algorithm == "peer":
-                score, move, line, improved = master.peer(fen, moves, d, order)
-            elif algorithm in ("pv_split", "dynamic_split"):
-                master.dynamic = algorithm == "dynamic_split"
-                score, move, line, improved = master.pv_split(fen, moves, pv, d, 0, -INF, INF, order)
-            else:
-                raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-        except Aborted:
-            break  # the interrupted iteration is discarded: keep the last completed one
-        best_move, best_score, pv, done = move, score, line, d
-        history.append(completed(master, d, score, line or (move,), start))
-        # Root reordering: the best move first, then the moves that raised the score, latest first.
-        front = [best_move] + [m for m in reversed(improved) if m != best_move]
-        order = front + [m for m in order if m not in front]
-    return ParallelResult(best_move, best_score, done, pv, master.tally, time.perf_counter() - start,
-                          master.runner.messages, history)
+    if algorithm not in SPLITTING:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+    return splitting(master, algorithm, fen, moves, depth, start)

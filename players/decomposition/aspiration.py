@@ -34,18 +34,13 @@ stopped when the exact answer arrives (wall time; node counts then depend on tim
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from players.core.search import INF, MAX_PLY
 
-from players.core.context import C_PV, C_PV_LEN, S_NODES, S_STOPPED
-from players.core.moves import move_to_uci
-from players.core.search import INF, MAX_PLY, search_node
-from players.position import Position
-
-from . import jobs
 from .result import AspirationResult, NodeClock
-from .wall import Aborted, WallMaster, board_after, completed
-from .master_worker import start_search
 from .runner import stop_running
+from .wall import Aborted, WallMaster, board_after, completed
+from . import worker
+from .worker import JobResult, WindowJob
 
 
 def boundaries(guess: int, k: int, step: int) -> list[int]:
@@ -71,38 +66,6 @@ def windows(guess: int, k: int, step: int) -> list[tuple[int, int]]:
 def holding(wins: list[tuple[int, int]], score: int) -> int:
     """The index of the window that answers ``score`` exactly."""
     return next(i for i, (lo, hi) in enumerate(wins) if lo < score < hi)
-
-
-@dataclass(frozen=True)
-class WindowResult:
-    score: int
-    nodes: int
-    pv: tuple[str, ...]
-    stopped: bool
-    seconds: float
-
-
-def run_window(key: str, options: jobs.SearcherConfig, job: str, fen: str, moves: tuple[str, ...], depth: int,
-               alpha: int, beta: int, node_limit: int = 0) -> WindowResult:
-    """One worker's search of the root in (alpha, beta), on its own table, stopped after
-    ``node_limit`` nodes (0: none) or by a stop order."""
-    searcher = jobs.searcher_for(key, options)
-    position = Position.from_fen(fen, moves)
-    ctx = searcher.ctx
-    start = time.perf_counter()
-    here = jobs.running_jobs()
-    with here.lock:
-        stats = start_search(searcher, node_limit)
-        here.running[job] = searcher
-    try:
-        score = search_node(position.arrays, searcher.tt, ctx, depth, 0, alpha, beta)
-    finally:
-        with here.lock:
-            here.running.pop(job, None)
-    pv = ctx[C_PV]
-    n = int(ctx[C_PV_LEN][0])
-    line = tuple(move_to_uci(int(pv[0, j])) for j in range(n) if pv[0, j] != 0)
-    return WindowResult(int(score), int(stats[S_NODES]), line, bool(stats[S_STOPPED]), time.perf_counter() - start)
 
 
 def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int) -> AspirationResult:
@@ -142,11 +105,11 @@ def _iteration_on_clock(master: WallMaster, clock: NodeClock, fen: str, moves: t
                         guess: int) -> tuple[int, tuple[str, ...]]:
     """One iteration on the node clock (module docstring): (score, PV)."""
     wins = windows(guess, master.runner.workers, master.margin)
-    results: dict[int, WindowResult] = {}
+    results: dict[int, JobResult] = {}
 
-    def run(i: int, limit: int = 0) -> WindowResult:
-        r = run_window(f"{master.key}-w{i}", master.options, f"{master.key}-asp{depth}-w{i}", fen, moves, depth,
-                       *wins[i], limit)
+    def run(i: int, limit: int = 0) -> JobResult:
+        r = worker.run(f"{master.key}-w{i}", master.options, f"{master.key}-asp{depth}-w{i}",
+                WindowJob(fen, moves, depth, *wins[i], limit))
         results[i] = r
         return r
 
@@ -165,8 +128,8 @@ def _iteration_on_clock(master: WallMaster, clock: NodeClock, fen: str, moves: t
     if decider is None:  # inconsistent bounds: settle it with one full-window search on worker 0
         clock.fallbacks += 1
         T = max(r.nodes for r in results.values())
-        full = run_window(f"{master.key}-w0", master.options, f"{master.key}-asp{depth}-full", fen, moves, depth,
-                          -INF, INF)
+        full = worker.run(f"{master.key}-w0", master.options, f"{master.key}-asp{depth}-full",
+                   WindowJob(fen, moves, depth, -INF, INF))
         score, line, extra = full.score, full.pv, full.nodes
         clock.messages += 2
     else:
@@ -200,8 +163,8 @@ def _iteration_on_dask(master: WallMaster, clock: NodeClock, fen: str, moves: tu
     wins = windows(guess, runner.workers, master.margin)
     ids = [f"{master.key}-asp{depth}-{next(master._ids)}-w{i}" for i in range(len(wins))]
     master.running.update(ids)
-    futures = {runner.submit_to(i, run_window, f"{master.key}-w{i}", master.options, ids[i], fen, moves, depth,
-                                *wins[i], 0, key=ids[i]): i for i in range(len(wins))}
+    futures = {runner.submit_to(i, worker.run, f"{master.key}-w{i}", master.options, ids[i],
+                                WindowJob(fen, moves, depth, *wins[i], 0), key=ids[i]): i for i in range(len(wins))}
     pending = dict(futures)
     answer = None
     while pending and answer is None:
@@ -215,14 +178,12 @@ def _iteration_on_dask(master: WallMaster, clock: NodeClock, fen: str, moves: tu
         stop_running(runner, [ids[i] for i in pending.values()])
     for f in futures:  # the stopped ones answer at once, with their nodes
         r = f.result()
-        master.tally.nodes += r.nodes
-        master.tally.busy += r.seconds
-        master.tally.jobs += 1
+        master.tally.add(r)
     master.running.difference_update(ids)
     if answer is None:  # inconsistent bounds: one full-window search
         clock.fallbacks += 1
-        f = runner.submit_to(0, run_window, f"{master.key}-w0", master.options, f"{ids[0]}-full", fen, moves, depth,
-                             -INF, INF, 0, key=f"{ids[0]}-full")
+        f = runner.submit_to(0, worker.run, f"{master.key}-w0", master.options, f"{ids[0]}-full",
+                             WindowJob(fen, moves, depth, -INF, INF, 0), key=f"{ids[0]}-full")
         r = f.result()
         master.tally.nodes += r.nodes
         return r.score, r.pv

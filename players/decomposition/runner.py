@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 
 from base.runner import InlineRunner, Runner, ThreadRunner
-from . import jobs, tables
+from . import tables, worker
 
 
 def open_runner(workers: int, scheduler: str | None = None, *, threads: bool = False,
@@ -29,7 +29,7 @@ def open_runner(workers: int, scheduler: str | None = None, *, threads: bool = F
     """The runner a decomposition config asks for: ``workers`` threads of this process
     (``in_process``), Dask workers (search threads of one worker process with ``threads``),
     or, for one worker, this process alone.  Every Dask slot loads the compiled search
-    before the first job (``jobs.warm``)."""
+    before the first job (``worker.warm``)."""
     if in_process and workers > 1:
         return ThreadRunner(workers, name="team")
     if workers <= 1 and not scheduler:
@@ -38,20 +38,20 @@ def open_runner(workers: int, scheduler: str | None = None, *, threads: bool = F
         raise ValueError("search threads of one process need a local cluster, not a scheduler's workers")
     from base.runner.dask import DaskRunner
     if threads:
-        return DaskRunner.start(1, threads_per_worker=workers, warm=jobs.warm)
-    return DaskRunner.start(workers, scheduler, warm=jobs.warm, min_workers=workers)
+        return DaskRunner.start(1, threads_per_worker=workers, warm=worker.warm)
+    return DaskRunner.start(workers, scheduler, warm=worker.warm, min_workers=workers)
 
 
 def share_bounds(runner: Runner, betas: dict[str, int]) -> None:
     """Lower the bound of these running jobs (score sharing): one message per worker process."""
     if betas:
-        runner.signal(jobs.share_beta, betas)
+        runner.signal(worker.share_beta, betas)
 
 
 def stop_running(runner: Runner, job_ids: list[str]) -> None:
     """Stop these jobs (a cut-off made them useless, or the move's time is up)."""
     if job_ids:
-        runner.signal(jobs.stop_jobs, list(job_ids))
+        runner.signal(worker.stop_jobs, list(job_ids))
 
 
 def new_table(runner: Runner, name: str, size_mb: float) -> str:
@@ -59,7 +59,7 @@ def new_table(runner: Runner, name: str, size_mb: float) -> str:
     process whose threads search (threads of a worker, of this process, or inline), or
     shared memory made here for the workers of this machine."""
     if runner.processes == 1:
-        runner.everywhere(jobs.create_local_table, name, size_mb)
+        runner.everywhere(worker.create_local_table, name, size_mb)
         return name
     if not runner.local:
         raise ValueError("a shared table needs the workers on this machine (a local cluster)")
@@ -70,14 +70,14 @@ def new_table(runner: Runner, name: str, size_mb: float) -> str:
 
 def release_table(runner: Runner, name: str) -> None:
     """Detach every worker from a table (after its searchers are dropped) and free it."""
-    runner.everywhere(jobs.release_table, name)
+    runner.everywhere(worker.release_table, name)
     with runner.here():
         tables.release_shared_table(name, unlink=True)
 
 
 def drop_prefix(runner: Runner, prefix: str) -> None:
     """Free the searchers (and their tables) of the jobs whose keys start with ``prefix``."""
-    runner.everywhere(jobs.drop_prefix, prefix)
+    runner.everywhere(worker.drop_prefix, prefix)
 
 
 def latency(runner: Runner, repeats: int = 30) -> tuple[float, float]:
@@ -86,11 +86,11 @@ def latency(runner: Runner, repeats: int = 30) -> tuple[float, float]:
     messages = runner.messages
     start = time.perf_counter()
     for i in range(repeats):
-        runner.submit_to(i, jobs.noop, i).result()
+        runner.submit_to(i, worker.noop, i).result()
     job = (time.perf_counter() - start) / repeats
     start = time.perf_counter()
     for _ in range(repeats):
-        runner.everywhere(jobs.share_beta, {})
+        runner.everywhere(worker.share_beta, {})
     broadcast = (time.perf_counter() - start) / repeats
     runner.messages = messages
     return job, broadcast

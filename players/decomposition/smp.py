@@ -9,18 +9,13 @@ only where a team is built or answers: a process that never runs these does not 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import jobs
 from .runner import stop_running
 from .result import ParallelResult
 from .wall import Aborted, WallMaster, completed
-
-if TYPE_CHECKING:
-    from .ybw import TeamCounts
+from .worker import IterationJob, IterationResult, SearchJob, run
 
 
 def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, tt_exchange: int) -> ParallelResult:
@@ -39,8 +34,8 @@ def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, t
         for w in range(n):
             job = f"{master.key}-smp{d}-{w}"
             master.running.add(job)
-            futures.append(runner.submit_to(w, jobs.run_iteration, f"{master.key}-w{w}", job, master.options, fen,
-                                            moves, d, shared, tt_exchange, key=job))
+            futures.append(runner.submit_to(w, run, f"{master.key}-w{w}", master.options, job,
+                                            IterationJob(fen, moves, d, shared, tt_exchange), key=job))
         first = runner.first_done(futures)
         if master.aborted:
             stop_running(runner, [f"{master.key}-smp{d}-{w}" for w in range(n)])
@@ -58,9 +53,7 @@ def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, t
                 if f is not first:
                     f.cancel()
         for r in results:
-            master.tally.nodes += r.nodes
-            master.tally.busy += r.seconds
-            master.tally.jobs += 1
+            master.tally.add(r)
         if tt_exchange:
             parts = [r.exported for r in results if r.exported is not None]
             if parts:
@@ -91,17 +84,16 @@ def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
     # A node budget is the team's: each worker gets its share.
     each = max(1, master.node_limit // n) if master.node_limit else None
     master.running.update(ids)
-    futures = [runner.submit_to(w, jobs.run_search, f"{master.key}-w{w}", ids[w], master.options, fen, moves, depth,
-                                each, tuple(searchmoves), key=ids[w]) for w in range(n)]
+    job = SearchJob(fen, moves, depth, each, tuple(searchmoves))
+    futures = [runner.submit_to(w, run, f"{master.key}-w{w}", master.options, ids[w], job, key=ids[w])
+               for w in range(n)]
     first = runner.first_done(futures)
     if not (master.whole_budget and each is not None and first.result().depth < depth):
         stop_running(runner, [j for j, f in zip(ids, futures) if f is not first])
     results = [f.result() for f in futures]  # the stopped ones answer at once, with their nodes
     master.running.difference_update(ids)
     for r in results:
-        master.tally.nodes += r.nodes
-        master.tally.busy += r.seconds
-        master.tally.jobs += 1
+        master.tally.add(r)
     best = winner = first.result()
     if master.aborted or best.depth < depth:  # stopped by the clock or a node budget: the deepest answers
         best = max(results, key=lambda r: (r.depth, r is winner))
@@ -109,34 +101,6 @@ def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
         raise Aborted()
     return ParallelResult(best.move, best.score, best.depth, best.pv, master.tally, time.perf_counter() - start,
                           runner.messages, list(best.iterations))
-
-
-@dataclass(frozen=True)
-class YbwResult:
-    """A team's whole search, as the master of the decomposition player gets it."""
-
-    depth: int
-    score: int
-    move: str
-    pv: tuple[str, ...]
-    nodes: int
-    seconds: float
-    counts: TeamCounts
-    iterations: tuple = ()
-
-
-def run_ybw(key: str, job: str, options, fen: str, moves: tuple[str, ...], depth: int, threads: int,
-            min_split_depth: int, nodes: int | None = None, searchmoves: tuple[str, ...] = ()) -> YbwResult:
-    """The job of a ybw search: the team's iterative deepening to ``depth`` in this process,
-    stoppable like any job (``jobs.stop_jobs``)."""
-    searcher = jobs.searcher_for(f"{key}-ybw{threads}", options.with_ybw(threads, min_split_depth))
-    start = time.perf_counter()
-    result = jobs.stoppable_search(job, searcher, fen, moves, depth, nodes, searchmoves)
-    if result is None:
-        from .ybw import TeamCounts  # the worker has the team's module loaded already (its searcher)
-        return YbwResult(0, 0, "", (), 0, 0.0, TeamCounts())
-    return YbwResult(result.depth, result.score_cp, result.bestmove, result.pv, result.nodes,
-                     time.perf_counter() - start, searcher.counts(), result.iterations)
 
 
 def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
@@ -154,11 +118,11 @@ def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
     threads = runner.workers
     job = f"{master.key}-ybw-{next(master._ids)}"
     master.running.add(job)
-    future = runner.submit_to(0, run_ybw, master.key, job, master.options, fen, moves, depth, threads,
-                              ybw_min_split(master.min_split_depth, threads), master.node_limit, tuple(searchmoves),
-                              key=job)
+    team = SearchJob(fen, moves, depth, master.node_limit, tuple(searchmoves), threads,
+                     ybw_min_split(master.min_split_depth, threads))
+    future = runner.submit_to(0, run, master.key, master.options, job, team, key=job)
     try:
-        result: YbwResult = future.result()
+        result: IterationResult = future.result()
     finally:
         master.running.discard(job)
     tally = master.tally

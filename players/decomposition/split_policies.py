@@ -1,142 +1,120 @@
-"""The master's policies of root splitting, PV splitting and dynamic splitting on the node
-clock: :mod:`.algorithms`' ``Master`` rewritten as generators over a :class:`.split_clock.Desk`.
+"""Root splitting, PV splitting, dynamic splitting and peer cooperation, written once: the
+master's policy as a generator that submits jobs through a context and yields a :class:`Wait`
+where it needs an answer.  Two drivers run it: the node clock (:mod:`.split_clock`, over the
+master's :class:`.node_clock.Desk`) and the wall clock (:mod:`.wall`, over a runner).
 
-Why generators: over Dask the master blocks on futures; on the clock it may only act at
-slice boundaries, so every place where ``Master`` waits for an answer is a ``yield Wait(...)``
-here and the driver (:mod:`.split_clock`) resumes the policy when the answer has arrived.
-The algorithms are the same, step for step:
+Why generators: over Dask the master blocks on futures; on the clock it may only act at slice
+boundaries.  A generator leaves the waiting to its driver, as Sunfish's ``Searcher.search`` is
+a generator its caller drives.  The algorithms are described in :mod:`.algorithms`; peer
+cooperation yields a :class:`Peers` round where its driver can run one, and is root splitting
+after the eldest where it cannot.
 
-* iterative deepening with root reordering (the best move first, then the moves that raised
-  the score, latest first); the iterations shallower than ``min_split_depth`` are one root
-  job on one worker, each iteration reported as it is completed (the master tree's D_0);
-* ``split``: young brothers wait (the eldest alone sets the bound), the younger brothers go
-  to idle workers with the best score so far as bound, probed with a null window first
-  (``null_window``) and searched again when they fail high; ``score_sharing`` sends a running
-  job a lower beta when the master's alpha rises; a cut-off aborts the rest;
-* ``speculative`` root splitting: the younger brothers are probed at the previous score less
-  ``margin`` while the eldest is still searched;
-* ``pv_split``: down the previous PV, the PV child first (recursively), then the node's
-  other children split, bottom-up to the root;
-* ``dynamic_split``: PV splitting, and when fewer siblings are left than idle workers the
-  next sibling is split too (its eldest child first, then the others): DPVSplit.
-
-Moves and their order come from the engine (the master's searcher, which never searches):
-hash move, then captures and the usual ordering; a child's depth is the sequential search's
-(one ply less, one more when the move gives check).  Scores are fail-soft negamax values from
-the side to move of the node a job searches.
+The clocks differ where each has always differed; the driver lends these as properties of its
+context (one line each), so that both keep their behaviour exactly: the tree (:mod:`.trees`:
+python-chess's order or the engine's), ``shallow`` (one job per shallow iteration, or one root
+job for all of them), ``lookahead`` (speculative jobs in flight per worker), ``idle`` (this
+split's jobs or the whole desk) and ``share_subcontracted`` (score sharing after a subcontracted
+sibling raised alpha).  Scores are fail-soft negamax values from the side to move of the node a
+job searches; paths are relative to the root.
 """
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Collection, Generator, Hashable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from players.core.moves import ST_HALFMOVE, move_to_uci
-from players.core.position import in_check, insufficient_material, make_move, repetition_count, unmake_move
 from players.core.search import INF
 from players.position import Position
 from players.searcher import Searcher
 
-from .algorithms import fold_answer
-from .master_worker import JobResult, RootIteration
-from .node_clock import Answer, Desk, Wait
+from .master_worker import RootIteration
+from .node_clock import Desk, Wait
 from .options import SplitClockConfig
+from .trees import Children, EngineTree, Tree
 
-Children = list[tuple[str, int]]  # (move, the child's depth)
-Split = Generator[Wait, Answer, tuple[int, str, tuple[str, ...], list[str]]]
+Line = tuple[str, ...]
+Split = Generator[Any, Any, tuple[int, str, Line, list[str]]]
 
 
-class MasterPolicy:
-    """One move's master: its iterations and the splits they make."""
+@dataclass(frozen=True)
+class Peers:
+    """Yielded by a policy: let the workers share out ``agenda`` (the root's other children) as
+    peers, the bound starting at ``best`` (the eldest's value); resumed with every move they
+    searched as (move, score from the root's side, PV from the root), in the workers' order."""
 
-    def __init__(self, desk: Desk, config: SplitClockConfig, engine: Searcher, root: Position,
-                 searchmoves: tuple[str, ...], exact: bool) -> None:
+    agenda: tuple[tuple[str, int], ...]
+    best: int
+    eldest: str
+
+
+@dataclass(frozen=True)
+class SplitOptions:
+    """What the policy reads of a decomposition's options (the node clock's ``SplitClockConfig``
+    has the same fields)."""
+
+    algorithm: str = "root_split"  # root_split | peer | pv_split | dynamic_split
+    score_sharing: bool = True
+    null_window: bool = True
+    speculative: bool = False
+    margin: int = 25
+    min_split_depth: int = 1
+
+
+class Context(Protocol):
+    """What a driver lends the policy (module docstring): its workers, jobs and iterations."""
+
+    k: int
+    max_depth: int
+    lookahead: int
+    shallow: str  # "one_job" | "per_iteration"
+    share_subcontracted: bool
+    peers: bool  # a Peers round can run
+
+    def submit(self, path: Line, depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
+               guess: int = 0) -> Hashable: ...
+
+    def share(self, running: list, alpha: int) -> None: ...  # score sharing: their beta follows alpha
+    def abort(self, running: list) -> None: ...  # a cut-off made them useless
+    def idle(self, running: int) -> int: ...  # workers idle, ``running`` of them busy with this split
+    def record(self, depth: int, score: int, pv: Line) -> bool: ...  # an iteration done; True: the move is over
+
+
+def fold_answer(s: int, move: str, pv: Line, best: int, best_move: str, best_pv: Line,
+                alpha: int, improved: list[str]) -> tuple[int, str, Line, bool]:
+    """A child's exact answer folded into its split node's best: (best, best move, PV, taken).
+    Taken when the child beats alpha, or is the best move searched again (its value and PV
+    replace the old ones); a child that raised the score joins ``improved``."""
+    if s > best or (s == best and move == best_move):
+        best = s
+        if s > alpha or move == best_move:
+            if move not in improved:
+                improved.append(move)
+            return best, move, (move,) + pv, True
+    return best, best_move, best_pv, False
+
+
+class DeskContext:
+    """The node clock's context: the master's desk.  Shallow iterations are one root job, a
+    speculative split keeps k jobs in flight, idle workers are the whole desk's, and a shared
+    bound is a new window (clamped, in job order, unchanged ones skipped)."""
+
+    lookahead = 1
+    shallow = "one_job"
+    share_subcontracted = True
+    peers = False
+
+    def __init__(self, desk: Desk) -> None:
         self.desk = desk
-        self.config = config
-        self.engine = engine
-        self.root = root
-        self.exact = exact
-        self.dynamic = config.algorithm == "dynamic_split"
-        codes, n = engine._root_moves(root, searchmoves or None)  # ValueError: an illegal one
-        if n == 0:
-            raise ValueError(f"no legal move in {root.fen()}")
-        self.root_children = self._children_of(root, 0, codes[:n])  # depths -1, or 0 for a check
-        first = self.root_children[0][0]
-        desk.best = (first, 0, 0, (first,))
-        self.root_nodes: dict[str, int] = {}  # nodes per root move in the last speculative iteration
+        self.k = desk.k
+        self.max_depth = desk.max_depth
 
-    # --- the tree ------------------------------------------------------------------------------------
-    def _children_of(self, pos: Position, depth: int, codes) -> Children:
-        arrays = pos.arrays
-        out = []
-        for code in codes:
-            make_move(arrays, int(code))
-            checks = bool(in_check(arrays))
-            unmake_move(arrays)
-            out.append((move_to_uci(int(code)), depth - 1 + (1 if checks else 0)))
-        return out
+    def submit(self, path: Line, depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
+               guess: int = 0) -> int:
+        return self.desk.submit(path, depth, alpha, beta, first, guess)
 
-    def children(self, path: tuple[str, ...], depth: int) -> Children | None:
-        """The children of the node after ``path`` with their depths, in the engine's order;
-        None where the node is not split: no legal move, or a draw the search sees at the node
-        (dead material; the fifty-move rule or a repetition outside the exact mode)."""
-        pos = self.root.copy()
-        pos.push_ucis(path)
-        arrays = pos.arrays
-        if insufficient_material(arrays[0]) or (not self.exact and (arrays[2][ST_HALFMOVE] >= 100
-                                                                    or repetition_count(arrays) > 0)):
-            return None
-        codes, n = self.engine._root_moves(pos, None)
-        return self._children_of(pos, depth, codes[:n]) or None
-
-    # --- the iterations ------------------------------------------------------------------------------
-    def iterate(self) -> Generator[Wait, Answer, None]:
-        desk, config = self.desk, self.config
-        order = [m for m, _ in self.root_children]
-        extension = {m: d + 1 for m, d in self.root_children}  # 1 where the move gives check
-        best_move, best_score, pv, done = order[0], 0, (order[0],), 0
-        d = 1
-        while d <= desk.max_depth:
-            if d < config.min_split_depth:
-                # Too shallow to be worth the messages: the iterations up to min_split_depth - 1 are one job.
-                last = min(desk.max_depth, config.min_split_depth - 1)
-                job = desk.submit((), last, first=d, guess=best_score if done else 0)
-                while True:
-                    it = yield Wait(frozenset((job,)))
-                    assert isinstance(it, RootIteration)
-                    best_move, best_score, pv, done = it.pv[0], it.score, it.pv, it.depth
-                    desk.record(it.depth, it.score, it.pv)
-                    if desk.finished or it.depth >= last:
-                        break
-                if desk.finished:
-                    return
-                order = [best_move] + [m for m in order if m != best_move]
-                d = last + 1
-                continue
-            children = [(m, d - 1 + extension[m]) for m in order]
-            if config.algorithm == "root_split" and config.speculative and done > 0:
-                score, move, line, improved = yield from self.split_speculative(d, children, best_score)
-            elif config.algorithm == "root_split":
-                score, move, line, improved = yield from self.split((), d, 0, -INF, INF, children)
-            else:
-                score, move, line, improved = yield from self.pv_split((), pv, d, 0, -INF, INF, children)
-            best_move, best_score, pv, done = move, score, line or (move,), d
-            desk.record(d, score, pv)
-            if desk.finished:
-                return
-            front = [best_move] + [m for m in reversed(improved) if m != best_move]
-            order = front + [m for m in order if m not in front]
-            d += 1
-
-    # --- one job -------------------------------------------------------------------------------------
-    def job(self, path: tuple[str, ...], depth: int, alpha: int, beta: int) -> Generator[Wait, Answer, JobResult]:
-        job = self.desk.submit(path, depth, alpha, beta)
-        answer = yield Wait(frozenset((job,)))
-        return answer
-
-    def share(self, running, alpha: int) -> None:
-        """Score sharing: the running jobs' beta follows the master's new alpha (never below
-        their alpha + 1, as over Dask)."""
-        if not self.config.score_sharing:
-            return
+    def share(self, running: list, alpha: int) -> None:
+        """The running jobs' beta follows the master's new alpha (never below their alpha + 1,
+        as over Dask)."""
         for job in sorted(running):
             window = self.desk.window(job)
             if window is None:
@@ -146,12 +124,98 @@ class MasterPolicy:
             if nb < b:
                 self.desk.rewindow(job, a, nb)
 
+    def abort(self, running: list) -> None:
+        for job in sorted(running):
+            self.desk.abort(job)
+
+    def idle(self, running: int) -> int:
+        return self.desk.idle()
+
+    def record(self, depth: int, score: int, pv: Line) -> bool:
+        self.desk.record(depth, score, pv)
+        return self.desk.finished
+
+
+class Splitting:
+    """One move's master: its iterations and the splits they make (module docstring)."""
+
+    def __init__(self, ctx: Context, config: SplitOptions | SplitClockConfig, tree: Tree) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.tree = tree
+        self.dynamic = config.algorithm == "dynamic_split"
+        self.root_children = tree.root_children()  # depths -1, or 0 for a check
+        first = self.root_children[0][0]
+        self.best: tuple[str, int, int, Line] = (first, 0, 0, (first,))  # move, score, depth, PV
+        self.root_nodes: dict[str, int] = {}  # nodes per root move in the last speculative iteration
+
+    # --- the iterations ------------------------------------------------------------------------------
+    def iterate(self) -> Generator[Any, Any, None]:
+        ctx, config = self.ctx, self.config
+        order = [m for m, _ in self.root_children]
+        extension = {m: d + 1 for m, d in self.root_children}  # 1 where the move gives check
+        best_move, best_score, pv, done = order[0], 0, (order[0],), 0
+        d = 1
+        while d <= ctx.max_depth:
+            if d < config.min_split_depth and ctx.shallow == "one_job":
+                # Too shallow to be worth the messages: the iterations up to min_split_depth - 1 are one job.
+                last = min(ctx.max_depth, config.min_split_depth - 1)
+                job = ctx.submit((), last, first=d, guess=best_score if done else 0)
+                while True:
+                    it = yield Wait(frozenset((job,)))
+                    assert isinstance(it, RootIteration)
+                    best_move, best_score, pv, done = it.pv[0], it.score, it.pv, it.depth
+                    self.best = (best_move, best_score, done, pv)
+                    finished = ctx.record(it.depth, it.score, it.pv)
+                    if finished or it.depth >= last:
+                        break
+                if finished:
+                    return
+                order = [best_move] + [m for m in order if m != best_move]
+                d = last + 1
+                continue
+            children = [(m, d - 1 + extension[m]) for m in order]
+            if d < config.min_split_depth:  # shallow: the whole iteration is one job
+                r = yield from self.job((), d, -INF, INF)
+                score, move, line, improved = r.score, (r.pv[0] if r.pv else order[0]), r.pv, []
+            elif config.algorithm == "root_split" and config.speculative and done > 0:
+                score, move, line, improved = yield from self.split_speculative(d, children, best_score)
+            elif config.algorithm == "root_split":
+                score, move, line, improved = yield from self.split((), d, 0, -INF, INF, children)
+            elif config.algorithm == "peer":
+                score, move, line, improved = yield from self.peer(d, children)
+            else:
+                score, move, line, improved = yield from self.pv_split((), pv, d, 0, -INF, INF, children)
+            best_move, best_score, pv, done = move, score, line, d
+            self.best = (move, score, d, line)
+            if ctx.record(d, score, line or (move,)):
+                return
+            # Root reordering: the best move first, then the moves that raised the score, latest first.
+            front = [best_move] + [m for m in reversed(improved) if m != best_move]
+            order = front + [m for m in order if m not in front]
+            d += 1
+
+    # --- one job -------------------------------------------------------------------------------------
+    def job(self, path: Line, depth: int, alpha: int, beta: int) -> Generator[Wait, Any, Any]:
+        job = self.ctx.submit(path, depth, alpha, beta)
+        return (yield Wait(frozenset((job,))))
+
+    def share(self, running: Collection, alpha: int) -> None:
+        """Score sharing: the running jobs' beta follows the master's new alpha."""
+        if self.config.score_sharing and running:
+            self.ctx.share(list(running), alpha)
+
     # --- a node whose children are searched in parallel ----------------------------------------------
-    def split(self, path: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int, children: Children,
-              first: tuple[int, tuple[str, ...]] | None = None) -> Split:
-        """``algorithms.Master.split``: the node's value (its side to move), best child, PV and
-        the children that raised the score.  ``first`` is the eldest child's known value."""
-        k = self.desk.k
+    def split(self, path: Line, depth: int, ply: int, alpha: int, beta: int, children: Children,
+              first: tuple[int, Line] | None = None) -> Split:
+        """The node's value (its side to move), best child, PV and the children that raised the
+        score (for reordering).  ``first`` is the eldest child's known value.
+
+        Young brothers wait: the eldest alone sets the bound.  With ``null_window`` the younger
+        brothers are then probed with a null window on that bound (PVS), and only one that fails
+        high is searched again with the full window: most siblings of a well-ordered node only
+        have to prove that they are not better."""
+        ctx = self.ctx
         best, best_move, best_pv = -INF, children[0][0], ()
         improved: list[str] = []
         queue: list[tuple[str, int, int | None]] = [(m, cd, None) for m, cd in children]  # (move, depth, re-search)
@@ -168,14 +232,14 @@ class MasterPolicy:
             alpha = max(alpha, best)
             if alpha >= beta:
                 return best, best_move, best_pv, improved
-        running: dict[int, tuple[str, int, int | None]] = {}  # job -> (move, depth, the probe's alpha or None)
+        running: dict = {}  # job -> (move, depth, the alpha a null-window probe tested, or None)
         while queue or running:
-            while queue and len(running) < k:
+            while queue and len(running) < ctx.k:
                 m, cd, research_from = queue.pop(0)
-                if (self.dynamic and research_from is None and len(queue) + 1 < self.desk.idle()
+                if (self.dynamic and research_from is None and len(queue) + 1 < ctx.idle(len(running))
                         and cd >= self.config.min_split_depth):
-                    grand = self.children(path + (m,), cd)
-                    if grand is not None:
+                    grand = self.tree.children(path + (m,), cd)
+                    if grand:
                         # The agenda runs dry: subcontract this sibling's subtree to the idle workers.
                         value, _, sub_pv, _ = yield from self.split(path + (m,), cd, ply + 1, -beta, -alpha, grand)
                         s = -value
@@ -187,18 +251,20 @@ class MasterPolicy:
                                 if alpha >= beta:
                                     queue.clear()
                                     break
-                                self.share(running, alpha)
+                                if ctx.share_subcontracted:
+                                    self.share(running, alpha)
                         continue
                 probe = self.config.null_window and research_from is None and beta - alpha > 1
                 if research_from is not None:
+                    # The full window from just below the probe's bound (for the exact value and its
+                    # PV), or from alpha if another move has since proved better than that bound.
                     low = alpha if alpha > research_from else research_from - 1
                     window = (-beta, -low)
                 elif probe:
                     window = (-alpha - 1, -alpha)
                 else:
                     window = (-beta, -alpha)
-                job = self.desk.submit(path + (m,), cd, *window)
-                running[job] = (m, cd, alpha if probe else None)
+                running[ctx.submit(path + (m,), cd, *window)] = (m, cd, alpha if probe else None)
             if alpha >= beta:
                 break
             if not running:
@@ -207,7 +273,8 @@ class MasterPolicy:
             m, cd, probed = running.pop(r.job)
             s = -r.score
             if probed is not None and probed < s < beta:
-                # Failed high on the null window: worth at least s; its exact value is searched next.
+                # Failed high on the null window: worth at least s.  Above alpha it is the best
+                # so far; either way its exact value is searched next, from max(alpha, s - 1).
                 if s > alpha:
                     best, best_move, best_pv, alpha = s, m, (m,) + r.pv, s
                     improved.append(m)
@@ -220,29 +287,42 @@ class MasterPolicy:
                 if alpha >= beta:
                     break
                 self.share(running, alpha)
-        for job in sorted(running):  # a cut-off: the rest is not needed
-            self.desk.abort(job)
+        if running:  # a cut-off: the rest is not needed
+            ctx.abort(list(running))
         return best, best_move, best_pv, improved
 
     def split_speculative(self, depth: int, children: Children, guess: int) -> Split:
-        """``algorithms.Master.split_speculative``: the root's younger brothers probed at once
-        at ``guess - margin`` while the eldest is searched with the full window."""
-        k = self.desk.k
+        """Root splitting where the younger brothers do not wait for the eldest.
+
+        The eldest is searched with the full window while the others are probed at once with a
+        null window on a speculative bound, the previous iteration's score less ``margin``.  A
+        probe that fails low is proven worse as soon as the proven alpha reaches its answer (the
+        usual case: the score moves little from one iteration to the next); otherwise it is
+        probed again at the proven alpha.  A probe that fails high is probed again at the proven
+        alpha once the eldest is done, and searched with the full window only if it beats that
+        alpha (a full-window search is a PV search, the dearest kind).  Every worker is busy from
+        the first moment, where young-brothers-wait leaves all but one idle while the eldest
+        (often half of the tree) is searched."""
+        ctx = self.ctx
         alpha, beta = -INF, INF
         speculative = guess - self.config.margin
         best, best_move, best_pv = -INF, children[0][0], ()
         improved: list[str] = []
         eldest_done = False
         pending: list[tuple[str, int, int]] = []  # (move, depth, upper bound) of fail-lows not settled yet
-        pending_high: list[tuple[str, int, int, tuple[str, ...]]] = []  # (move, depth, lower bound, PV)
-        # Largest first (the previous iteration's nodes): the small jobs fill the end of the iteration.
+        pending_high: list[tuple[str, int, int, Line]] = []  # (move, depth, lower bound, PV) of fail-highs
+        # Largest first (the previous iteration's nodes): the small jobs fill the end of the iteration
+        # instead of one large job running alone.
         younger = sorted(children[1:], key=lambda c: -self.root_nodes.get(c[0], 0))
         queue: list[tuple[str, int, str, int]] = [(children[0][0], children[0][1], "full", 0)]
         queue += [(m, cd, "probe", speculative) for m, cd in younger]
         nodes: dict[str, int] = {}
-        running: dict[int, tuple[str, int, str, int]] = {}  # job -> (move, depth, kind, bound)
+        running: dict = {}  # job -> (move, depth, kind, bound)
+        # On the wall clock two jobs per worker: the next one waits in the worker while the master
+        # reads the last answer, which hides the round trip (the probes' bounds do not change meanwhile).
+        in_flight = ctx.lookahead * ctx.k
         while queue or running:
-            while queue and len(running) < k:
+            while queue and len(running) < in_flight:
                 m, cd, kind, bound = queue.pop(0)
                 if kind == "probe":
                     bound = max(bound, alpha)
@@ -251,13 +331,16 @@ class MasterPolicy:
                     window = (-beta, -(alpha if alpha > bound else bound - 1))
                 else:
                     window = (-beta, -alpha)
-                running[self.desk.submit((m,), cd, *window)] = (m, cd, kind, bound)
+                running[ctx.submit((m,), cd, *window)] = (m, cd, kind, bound)
             r = yield Wait(frozenset(running))
             m, cd, kind, bound = running.pop(r.job)
             s = -r.score
             nodes[m] = nodes.get(m, 0) + r.nodes
             raised = False
             if kind == "probe" and s > bound:
+                # At least s.  Better than the settled moves: its exact value is searched next (the
+                # full window).  Otherwise a null window at the proven alpha is enough, and before
+                # the eldest is done that alpha is not known yet.
                 if not eldest_done:
                     pending_high.append((m, cd, s, r.pv))
                 elif s > alpha:
@@ -280,6 +363,8 @@ class MasterPolicy:
                     alpha = max(alpha, s)
             if kind == "full":
                 eldest_done = True
+                # The answers the eldest did not settle are probed again at the proven alpha; a move
+                # proven better than the eldest is searched with the full window.
                 again = [(pm, pcd, "probe", alpha) for pm, pcd, ps in pending if ps > alpha]
                 for pm, pcd, ps, ppv in sorted(pending_high, key=lambda e: -e[2]):
                     if ps > alpha:
@@ -296,12 +381,12 @@ class MasterPolicy:
         self.root_nodes = nodes
         return best, best_move, best_pv, improved
 
-    def pv_split(self, path: tuple[str, ...], pv: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int,
+    def pv_split(self, path: Line, pv: Line, depth: int, ply: int, alpha: int, beta: int,
                  children: Children | None = None) -> Split:
-        """``algorithms.Master.pv_split``: the PV child first (recursively), then the node's
-        other children split."""
+        """Walk down the previous iteration's principal variation: at every PV node the PV child
+        first (recursively), then the node's other children split, from the bottom up."""
         if children is None:
-            children = self.children(path, depth)
+            children = self.tree.children(path, depth)
         if not children:
             r = yield from self.job(path, depth, alpha, beta)
             return r.score, "", r.pv, []
@@ -316,3 +401,33 @@ class MasterPolicy:
         first, cd = children[0]
         value, _, sub_pv, _ = yield from self.pv_split(path + (first,), pv[1:], cd, ply + 1, -beta, -alpha)
         return (yield from self.split(path, depth, ply, alpha, beta, children, (-value, (first,) + sub_pv)))
+
+    def peer(self, depth: int, children: Children) -> Split:
+        """Peer cooperation at the root: the eldest searched first, alone; then the workers take
+        the other moves from a shared agenda with no master handing them out, each searched
+        against the best score published so far (a :class:`Peers` round).  A driver without one
+        hands them out as root splitting does."""
+        eldest, cd = children[0]
+        r = yield from self.job((eldest,), cd, -INF, INF)
+        best, best_move, best_pv = -r.score, eldest, (eldest,) + r.pv
+        if len(children) == 1:
+            return best, best_move, best_pv, []
+        if not self.ctx.peers:
+            return (yield from self.split((), depth, 0, -INF, INF, children, (best, best_pv)))
+        improved = []
+        searched = yield Peers(tuple(children[1:]), best, eldest)
+        for move, s, line in searched:
+            if s > best:
+                best, best_move, best_pv = s, move, line
+                improved.append(move)
+        return best, best_move, best_pv, improved
+
+
+class MasterPolicy(Splitting):
+    """The policy on the node clock, as :mod:`.split_clock` builds it: over the master's desk,
+    in the engine's order (the master's searcher, which never searches)."""
+
+    def __init__(self, desk: Desk, config: SplitClockConfig, engine: Searcher, root: Position,
+                 searchmoves: tuple[str, ...], exact: bool) -> None:
+        super().__init__(DeskContext(desk), config, EngineTree(engine, root, searchmoves, exact))
+        desk.best = self.best

@@ -1,25 +1,43 @@
-"""The wall clock's master side, shared by every algorithm driven over a runner: the abort at a
-deadline or node budget (``Aborted``) and a master's job plumbing (submit a job, wait for the
-first answer, keep the tally).
+"""The wall clock: a master over a runner, and the driver that runs a policy's generator on it.
 
-Why a module of its own: the splitting masters (:mod:`.algorithms`), parallel aspiration
-(:mod:`.aspiration`) and the shared-memory searches (:mod:`.smp`) all build on it; with it
-here none of them needs another, and :mod:`.algorithms` can import them all to dispatch.
+* :class:`WallMaster`: the runner, the options every job carries, the job ids, the tally, and
+  the deadline or node budget that aborts an iteration (``Aborted``).  Parallel aspiration
+  (:mod:`.aspiration`) and the shared-memory searches (:mod:`.smp`) build on it directly.
+* :class:`WallDriver`: the context a policy (:mod:`.split_policies`) submits through, and the
+  loop that answers its waits: a ``Wait`` is the first of its jobs the runner finishes, a job
+  is ``runner.submit`` of the worker's job function (home: its path), a shared bound is the
+  ``share_beta`` signal, a cut-off stops and cancels the jobs it made useless, a ``Peers`` round
+  runs on the workers (:mod:`.peer`).  A deadline or the node budget raises ``Aborted`` at the
+  next submit or answer; the caller keeps the last completed iteration.
+
+The driver's properties are the wall clock's ways (:mod:`.split_policies`' docstring): python-
+chess's move order (:class:`.trees.BoardTree`), one job per shallow iteration, two speculative
+jobs per worker in flight, idle workers counted among the split's own jobs, and no shared bound
+after a subcontracted sibling.
 """
 from __future__ import annotations
 
 import itertools
 import time
-
-import chess
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from base.runner import Runner
+from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
-from . import jobs
+from .node_clock import Wait
 from .options import SearcherConfig
+from .peer import peer_round
 from .result import Tally
-from .runner import stop_running
+from .runner import share_bounds, stop_running
+from .trees import board_after
+from .worker import JobResult, NodeJob, run
+
+if TYPE_CHECKING:
+    from .split_policies import Peers
+
+__all__ = ["Aborted", "WallDriver", "WallMaster", "board_after", "completed"]
 
 
 class Aborted(Exception):
@@ -62,37 +80,98 @@ class WallMaster:
         if self.aborted:
             raise Aborted()
 
-    # --- one job ---------------------------------------------------------------------------------
-    def _submit(self, fen: str, path: tuple[str, ...], depth: int, ply: int, alpha: int, beta: int):
-        self._check()
-        job = f"{self.key}-{next(self._ids)}"
-        self.running.add(job)
-        future = self.runner.submit(jobs.run_job, self.key, self.options, job, fen, path, depth, ply, alpha, beta,
-                                    self.score_sharing, key=job, home=(fen, path))
-        return job, future
 
-    def _finished(self, job: str, future) -> jobs.JobResult:
-        result = future.result()
-        self.running.discard(job)
-        self.tally.add(result)
-        self._check()  # a stopped job's score is garbage: never use it
+class WallDriver:
+    """A policy's context on the wall clock, and its driver (module docstring).  Paths are
+    relative to the position after ``moves``, searched as if ``ply`` plies below the root."""
+
+    lookahead = 2
+    shallow = "per_iteration"
+    share_subcontracted = False
+
+    def __init__(self, master: WallMaster, fen: str, moves: tuple[str, ...], ply: int = 0,
+                 depth: int = MAX_PLY - 1, start: float | None = None) -> None:
+        self.master = master
+        self.runner = master.runner
+        self.k = self.runner.workers
+        self.max_depth = min(depth, MAX_PLY - 1)
+        self.fen = fen
+        self.moves = tuple(moves)
+        self.ply = ply
+        self.start = time.perf_counter() if start is None else start
+        self.futures: dict[str, Any] = {}  # job id -> its future, in submission order
+        self.history: list[IterationInfo] = []
+
+    @property
+    def peers(self) -> bool:
+        """Peer rounds need the workers' shared variables: a Dask client."""
+        return self.runner.client is not None
+
+    # --- what the policy calls -----------------------------------------------------------------------
+    def submit(self, path: tuple[str, ...], depth: int, alpha: int = -INF, beta: int = INF, first: int = 1,
+               guess: int = 0) -> str:
+        """A node job, its id (``first`` and ``guess`` are the node clock's root jobs')."""
+        master = self.master
+        master._check()
+        job = f"{master.key}-{next(master._ids)}"
+        master.running.add(job)
+        moves = self.moves + tuple(path)
+        node = NodeJob(self.fen, moves, depth, self.ply + len(path), alpha, beta, master.score_sharing)
+        self.futures[job] = self.runner.submit(run, master.key, master.options, job, node, key=job,
+                                               home=(self.fen, moves))
+        return job
+
+    def share(self, running: list, alpha: int) -> None:
+        share_bounds(self.runner, {job: -alpha for job in running})
+
+    def abort(self, running: list) -> None:
+        stop_running(self.runner, running)
+        self.master.running.difference_update(running)
+        for job in running:
+            self.futures.pop(job).cancel()
+        self.master.tally.cancelled += len(running)
+
+    def idle(self, running: int) -> int:
+        return self.k - running
+
+    def record(self, depth: int, score: int, pv: tuple[str, ...]) -> bool:
+        self.history.append(completed(self.master, depth, score, pv, self.start))
+        return depth >= self.max_depth
+
+    # --- the driver --------------------------------------------------------------------------------
+    def drive(self, policy: Generator) -> Any:
+        """Run ``policy`` to its end and return its value; ``Aborted`` ends it early."""
+        try:
+            request = next(policy)
+            while True:
+                request = policy.send(self._answer(request) if isinstance(request, Wait) else self._peers(request))
+        except StopIteration as stop:
+            return stop.value
+        finally:
+            policy.close()
+
+    def _answer(self, wait: Wait) -> JobResult:
+        """The first of the awaited jobs to finish (the others keep running).  A deadline
+        withdraws the others: a stopped job's score is garbage, never used."""
+        pending = [(job, f) for job, f in self.futures.items() if job in wait.jobs]
+        future = self.runner.first_done([f for _, f in pending])
+        job = next(job for job, f in pending if f is future)
+        del self.futures[job]
+        master = self.master
+        try:
+            result = future.result()
+            master.running.discard(job)
+            master.tally.add(result)
+            master._check()
+        except Aborted:
+            for _, f in pending:
+                if f is not future:
+                    f.cancel()
+            raise
         return result
 
-    def _next_answer(self, running: dict) -> tuple[tuple, jobs.JobResult]:
-        """The first of the running jobs to answer: its entry (taken out of ``running``) and
-        its result.  A deadline withdraws the others."""
-        future = self.runner.first_done(list(running))
-        entry = running.pop(future)
-        try:
-            return entry, self._finished(entry[0], future)
-        except Aborted:
-            for f in running:
-                f.cancel()
-            raise
-
-    def search_job(self, fen, path, depth, ply, alpha, beta) -> jobs.JobResult:
-        job, future = self._submit(fen, path, depth, ply, alpha, beta)
-        return self._finished(job, future)
+    def _peers(self, request: Peers) -> list:
+        return peer_round(self.master, self.fen, self.moves, request)
 
 
 def completed(master: WallMaster, depth: int, score: int, pv: tuple[str, ...], start: float) -> IterationInfo:
@@ -100,10 +179,3 @@ def completed(master: WallMaster, depth: int, score: int, pv: tuple[str, ...], s
     jobs report no selective depth: ``seldepth`` stays unknown."""
     return IterationInfo(depth, None, score, mate_in_moves(score), master.tally.nodes, time.perf_counter() - start,
                          pv)
-
-
-def board_after(fen: str, moves: tuple[str, ...]) -> chess.Board:
-    board = chess.Board(fen)
-    for m in moves:
-        board.push_uci(m)
-    return board

@@ -8,7 +8,7 @@ over one transposition table and one team record (the split points).  A helper t
 on an event between two searches and spins in compiled code (``idle_loop``, without the GIL)
 during one, waiting for a split point to work at.
 
-In the decomposition player the whole search is one job (``smp.run_ybw``) on one worker: its
+In the decomposition player the whole search is one job (``worker.SearchJob``) on one worker: its
 process holds the k threads (``threads: true``: one worker process with k threads; one
 worker: this process).  Its cost in the thesis's measures: the team's nodes, its busy time
 (the threads' time less their idle spinning), and its messages — for a shared-memory

@@ -210,3 +210,62 @@ def test_a_move_another_search_is_busy_with_is_deferred_and_the_score_kept(bk):
         assert not busy_with(deferring.tt[1], key)
         changed += result.nodes != expected.nodes
     assert changed > 0  # the order changed, so did the tree
+
+
+class Scripted:
+    """A splitting policy's context (``split_policies.Context``) whose jobs the test answers;
+    ``peers``: whether it can run a peer round."""
+
+    k = 2
+    max_depth = 4
+    lookahead = 2
+    shallow = "per_iteration"
+    share_subcontracted = False
+
+    def __init__(self, peers: bool) -> None:
+        self.peers = peers
+        self.jobs: list[tuple] = []
+
+    def submit(self, path, depth, alpha, beta, first=1, guess=0):
+        self.jobs.append((path, depth, alpha, beta))
+        return len(self.jobs) - 1
+
+    def share(self, running, alpha):
+        pass
+
+    def abort(self, running):
+        pass
+
+    def idle(self, running):
+        return self.k - running
+
+    def record(self, depth, score, pv):
+        return False
+
+
+def test_peer_searches_the_eldest_then_hands_the_other_moves_to_a_peer_round():
+    """Peer cooperation as the splitting policy yields it: the eldest root move alone with the
+    full window, then one ``Peers`` round with every other move and the eldest's value; the
+    round's answers (in the workers' order) fold into the best, the better ones into
+    ``improved``.  Without a round (in process) the others are split with the eldest known."""
+    from players.core.search import INF
+    from players.decomposition.node_clock import Wait
+    from players.decomposition.split_policies import Peers, SplitOptions, Splitting
+    from players.decomposition.trees import BoardTree
+    from players.decomposition.worker import JobResult
+    children = [("e2e4", 2), ("d2d4", 2), ("g1f3", 2), ("c2c4", 2)]
+    ctx = Scripted(peers=True)
+    round_ = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
+    assert isinstance(next(round_), Wait) and ctx.jobs == [(("e2e4",), 2, -INF, INF)]
+    request = round_.send(JobResult(0, -10, 100, ("e7e5",), 0.0, "here"))  # the eldest: 10 for the root
+    assert request == Peers((("d2d4", 2), ("g1f3", 2), ("c2c4", 2)), 10, "e2e4") and len(ctx.jobs) == 1
+    with pytest.raises(StopIteration) as done:
+        round_.send([("d2d4", 5, ("d2d4",)), ("c2c4", 30, ("c2c4", "e7e5")), ("g1f3", 20, ("g1f3",))])
+    assert done.value.value == (30, "c2c4", ("c2c4", "e7e5"), ["c2c4"])
+
+    ctx = Scripted(peers=False)
+    split = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
+    next(split)
+    request = split.send(JobResult(0, -10, 100, ("e7e5",), 0.0, "here"))
+    assert isinstance(request, Wait) and request.jobs == {1, 2}  # two younger brothers, probed at once
+    assert ctx.jobs[1:] == [(("d2d4",), 2, -11, -10), (("g1f3",), 2, -11, -10)]

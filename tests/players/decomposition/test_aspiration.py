@@ -8,11 +8,12 @@ import pytest
 
 from players.core.search import INF
 from players.decomposition.algorithms import Master, iterate
-from players.decomposition.aspiration import boundaries, holding, run_window, windows
+from players.decomposition.aspiration import boundaries, holding, windows
 from base.runner import _finish, current_state, in_state
 from players.decomposition import jobs
 from base.runner import InlineRunner
 from players.decomposition.runner import drop_prefix, open_runner
+from players.decomposition.worker import WindowJob, run
 
 from .conftest import EXACT
 
@@ -53,7 +54,7 @@ def test_only_the_window_holding_the_value_answers_it_exactly(bk, sequential):
     key = f"asp-exact-{time.time_ns()}"
     try:
         for i, (lo, hi) in enumerate(wins):
-            r = run_window(f"{key}-{i}", EXACT, f"{key}-job{i}", fen, (), 4, lo, hi)
+            r = run(f"{key}-{i}", EXACT, f"{key}-job{i}", WindowJob(fen, (), 4, lo, hi))
             if i == right:
                 assert r.score == value and r.pv  # exact, with its line
             elif i < right:

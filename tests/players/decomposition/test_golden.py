@@ -254,8 +254,10 @@ def run_node(name: str, mode: str, k: int, fen: str) -> dict:
 # --- the wall clock, in process ------------------------------------------------------------------
 def _job(slot: int | None, fn, args: tuple) -> list:
     """A submitted job as (slot, path, depth, alpha, beta, node limit), None where it has none;
-    read from its function's arguments by name."""
+    read from its function's arguments (or its job's fields) by name."""
     bound = inspect.signature(fn).bind_partial(*args).arguments
+    if dataclasses.is_dataclass(bound.get("job")):  # the worker's one job function: the job's fields
+        bound = vars(bound["job"])
     limit = bound.get("node_limit", bound.get("nodes"))
     return [slot, " ".join(bound.get("moves", ())), bound.get("depth"), bound.get("alpha"), bound.get("beta"), limit]
 

@@ -13,10 +13,10 @@ def test_a_job_stopped_before_it_starts_does_not_search():
     first); the job must then answer at once instead of searching to its full depth."""
     import asyncio
 
-    from players.decomposition import jobs
-    asyncio.run(jobs.stop_jobs(["early-job"]))
+    from players.decomposition import worker
+    asyncio.run(worker.stop_jobs(["early-job"]))
     started = time.perf_counter()
-    r = jobs.run_search("early-key", "early-job", EXACT, chess.STARTING_FEN, (), 60)
+    r = worker.run("early-key", EXACT, "early-job", worker.SearchJob(chess.STARTING_FEN, (), 60))
     assert r.depth == 0 and r.nodes == 0 and time.perf_counter() - started < 1.0
 
 

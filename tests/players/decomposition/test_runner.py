@@ -42,7 +42,7 @@ def test_the_master_and_player_use_only_what_the_runner_protocol_declares():
     from base.runner import Runner
     declared = set(Runner.__annotations__) | {n for n in vars(Runner) if not n.startswith("_")}
     folder = Path(__file__).resolve().parents[3] / "players" / "decomposition"
-    files = [folder / name for name in ("algorithms.py", "wall.py", "smp.py", "aspiration.py", "player.py", "runner.py",
-                                        "jobs.py", "tables.py")]
+    files = [folder / name for name in ("algorithms.py", "wall.py", "smp.py", "aspiration.py", "peer.py", "player.py",
+                                        "session.py", "runner.py", "worker.py", "tables.py")]
     used = {m for path in files for m in re.findall(r"(?<!base\.)\b_?runner\.(\w+)", path.read_text())}
     assert used and used <= declared, sorted(used - declared)
