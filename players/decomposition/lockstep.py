@@ -22,7 +22,7 @@ task.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 from .master_worker import MAX_DEPTH, Entries, Job, Team
 from .options import LockstepConfig
-from .result import SlicedRun
+from .result import SlicedResult
 
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
 # ((d + SKIP_PHASE[j]) // SKIP_SIZE[j]) odd, j = (i - 1) % 20.  Workers that share no memory
@@ -91,37 +91,12 @@ def vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
     return best
 
 
-@dataclass
-class LockstepResult(SlicedRun):
-    """The answer and the node clock's metrics of one move (nodes for seconds)."""
-
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    worker: int  # whose line answers
-    slices: int  # T_n in slices: slices until every worker was done
-    nodes: int  # all workers' nodes
-    worker_nodes: tuple[int, ...]
-    messages: int  # one per (sender, receiver) per slice
-    entries_sent: int  # entries in those messages
-    answers: tuple[WorkerAnswer, ...]
-    iterations: tuple[IterationInfo, ...] = ()  # the answering worker's
-    seconds: float = 0.0
-    slice_nodes: int = 0
-    votes: dict = field(default_factory=dict)
-
-
-    def metrics(self) -> str:
-        return (f"lockstep: {self.slices} slices of {self.slice_nodes} nodes (T_n {self.parallel_nodes} nodes), "
-                f"{self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), {self.messages} messages, "
-                f"{self.entries_sent} entries sent; depths {'/'.join(str(a.depth) for a in self.answers)}, "
-                f"worker {self.worker} answers {self.move} ({self.score})")
+LockstepResult = SlicedResult  # the lazy cluster's name for its result
 
 
 def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str, ...] = (), nodes: int | None = None,
                  depth: int | None = None, stopped=lambda: False,
-                 searchmoves: tuple[str, ...] = ()) -> LockstepResult:
+                 searchmoves: tuple[str, ...] = ()) -> SlicedResult:
     """One move of the lazy cluster: slices until every worker is done (``nodes`` per worker,
     or ``depth``), the messages of slice s stored at the start of slice s + latency, then the
     vote.  ``stopped()`` (a deadline) ends it at a slice boundary; ``searchmoves`` restricts
@@ -176,6 +151,7 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
     for a in answers:
         if a.depth > 0:
             votes[a.move] = votes.get(a.move, 0) + a.score - low + 14
-    return LockstepResult(best.move, best.score, best.depth, best.pv, best.worker, s, sum(worker_nodes),
-                          tuple(worker_nodes), messages, entries, answers, tuple(iterations[best.worker]),
-                          time.perf_counter() - start, config.slice, votes)
+    return SlicedResult("lazy_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+                        tuple(worker_nodes), messages, tuple(iterations[best.worker]), time.perf_counter() - start,
+                        slices=s, slice_nodes=config.slice, worker=best.worker, entries_sent=entries,
+                        answers=answers, votes=votes)

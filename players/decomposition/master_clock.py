@@ -340,6 +340,6 @@ def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, mov
                 to_master.setdefault(t + latency, []).append(r)
         t += 1
     move, score, done, line = master.best
-    return SlicedResult(config.policy, move, score, done, line, t, config.slice, sum(worker_nodes),
-                        tuple(worker_nodes), messages, overruns, tuple(master.iterations), time.perf_counter() - start,
-                        master.leaves)
+    return SlicedResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
+                        tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
+                        overruns=overruns, leaves=master.leaves)

@@ -226,7 +226,8 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     T = max(state.free)
     if budget:
         T = min(T, budget)
-    return RootPolicyResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), answer.worker, T,
-                            sum(state.spent), tuple(state.spent), state.messages, (), state.researches,
-                            state.fallbacks, tuple(history), time.perf_counter() - start, tuple(schedule))
+    return RootPolicyResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
+                            tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
+                            worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
+                            depths=(), schedule=tuple(schedule))
 

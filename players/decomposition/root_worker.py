@@ -17,40 +17,10 @@ gives it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from players.result import IterationInfo
-
 from .master_worker import RootSearch, Team, Worker  # noqa: F401 (RootSearch: re-exported)
 from .options import ROOT_POLICIES, RootPolicyConfig  # noqa: F401 (re-exported)
+from .result import SlicedResult
 
-ClockWorker = Worker  # the root policies' names for the node clock's worker and team
+ClockWorker = Worker  # the root policies' names for the node clock's worker, team and result
 ClockTeam = Team
-
-
-@dataclass(frozen=True)
-class RootPolicyResult:
-    """A root policy's answer and its node-clock metrics (nodes for seconds)."""
-
-    algorithm: str
-    move: str
-    score: int
-    depth: int  # the depth the answer was searched to
-    pv: tuple[str, ...]
-    worker: int  # whose search answers
-    time: int  # T_k: nodes on the clock until the answer
-    nodes: int  # N_k: all workers' nodes
-    worker_nodes: tuple[int, ...]
-    messages: int  # jobs handed out and answers sent back
-    depths: tuple[int, ...] = ()  # UIDPABS: every worker's last completed iteration
-    researches: int = 0  # searches again after a window failed
-    fallbacks: int = 0  # full-window searches after contradictory answers (a selective search)
-    iterations: tuple[IterationInfo, ...] = ()
-    seconds: float = 0.0
-    schedule: tuple[tuple[str, int, int, int], ...] = field(default=(), repr=False)  # mixed: (move, worker, start, end)
-
-    def metrics(self) -> str:
-        depths = f"; depths {'/'.join(map(str, self.depths))}" if self.depths else ""
-        return (f"{self.algorithm}: T_k {self.time} nodes, {self.nodes} nodes "
-                f"({'/'.join(map(str, self.worker_nodes))}), {self.messages} messages, {self.researches} "
-                f"re-searches{depths}; worker {self.worker} answers {self.move} ({self.score}) at depth {self.depth}")
+RootPolicyResult = SlicedResult  # T_k in ``time``

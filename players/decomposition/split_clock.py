@@ -101,6 +101,6 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
     master.close()
     move, score, done, line = desk.best
     c = desk.counts
-    return SlicedResult(config.algorithm, move, score, done, line, t, config.slice, sum(worker_nodes),
-                        tuple(worker_nodes), Messages(c.jobs, results, c.aborts, c.windows), overruns,
-                        tuple(desk.iterations), time.perf_counter() - start)
+    return SlicedResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
+                        Messages(c.jobs, results, c.aborts, c.windows), tuple(desk.iterations),
+                        time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)

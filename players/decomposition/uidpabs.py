@@ -191,6 +191,7 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
     active = sum(1 for s in shares if s)
     messages = 2 * active if max_depth > SHARED_DEPTH else 0  # each worker's share and its answer
     iterations = tuple(history) + tuple(worker_history.get(best.worker, ()))
-    return RootPolicyResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), best.worker, T,
-                            sum(spent), tuple(spent), messages, tuple(a.depth for a in answers), researches,
-                            fallbacks, iterations, time.perf_counter() - start)
+    return RootPolicyResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
+                            tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
+                            worker=best.worker, researches=researches, fallbacks=fallbacks,
+                            depths=tuple(a.depth for a in answers), schedule=())
