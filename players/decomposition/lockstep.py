@@ -22,6 +22,7 @@ task.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,8 @@ import numpy as np
 from players.core.search import MATE_BOUND
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
-from .master_worker import MAX_DEPTH, Entries, Job, Team
+from .master_worker import MAX_DEPTH, Entries, Job, Message, SliceReport, Team
+from .node_clock import run_slices
 from .options import LockstepConfig
 from .result import SlicedResult
 
@@ -94,6 +96,43 @@ def vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
 LockstepResult = SlicedResult  # the lazy cluster's name for its result
 
 
+class _Cluster:
+    """The lazy cluster at a slice boundary: no master, the exchange only.  It reads every
+    report of the last slice (its worker's iterations, whether it is done) and sends each
+    export on to every other worker, one concatenated block a receiver in sender order."""
+
+    def __init__(self, k: int, orders: list[tuple[str, ...]]) -> None:
+        self.k = k
+        first = [order[0] if order else "0000" for order in orders]
+        self.last = {w: WorkerAnswer(w, first[w], 0, 0, (first[w],)) for w in range(k)}
+        self.iterations: dict[int, list[IterationInfo]] = {w: [] for w in range(k)}
+        self.active: list[int] = list(range(k))  # the workers not done: only they run, and receive
+        self.finished = False
+        self.messages = self.entries = 0  # one per (sender, receiver) per slice, and the entries in them
+
+    def sends(self, report: SliceReport) -> bool:
+        return True  # every report: whether its worker is done
+
+    def boundary(self, reports: Sequence[SliceReport], nodes: int) -> list[tuple[int, Message]]:
+        for r in reports:
+            for it in r.iterations:
+                self.last[r.worker] = WorkerAnswer(r.worker, it.pv[0], it.score, it.depth, it.pv)
+                self.iterations[r.worker].append(IterationInfo(it.depth, it.seldepth, it.score,
+                                                               mate_in_moves(it.score), it.nodes, 0.0, it.pv))
+        if reports:
+            self.active = [r.worker for r in reports if not r.finished]
+            self.finished = not self.active
+        sent = [r for r in reports if r.exported is not None and r.exported[0].size]
+        out = []
+        for w in range(self.k):
+            blocks = [r.exported for r in sent if r.worker != w]
+            if blocks:
+                out.append((w, Entries(np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]))))
+                self.messages += len(blocks)
+                self.entries += sum(int(b[0].size) for b in blocks)
+        return out
+
+
 def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str, ...] = (), nodes: int | None = None,
                  depth: int | None = None, stopped=lambda: False,
                  searchmoves: tuple[str, ...] = ()) -> SlicedResult:
@@ -107,44 +146,16 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
     start = time.perf_counter()
     k = config.workers
     max_depth = min(depth or MAX_DEPTH, MAX_DEPTH)
-    orders = team.begin(fen, moves, searchmoves)
+    cluster = _Cluster(k, team.begin(fen, moves, searchmoves))
     export = (config.exchange_depth, config.exchange_size) if config.exchange_size > 0 else None
     # Each worker's whole iterative deepening is one job, its own budget, the iterations it skips left out.
-    delivered: dict[int, list] = {
-        w: [Job(w, (), max_depth, skip=tuple(d for d in range(1, max_depth + 1) if skips(w, d, max_depth)),
-                budget=nodes, export=export, overrun_after=config.overrun_after, overrun_whole=False)]
-        for w in range(k)}
-    first = [order[0] if order else "0000" for order in orders]
-    last = {w: WorkerAnswer(w, first[w], 0, 0, (first[w],)) for w in range(k)}
-    inbox: dict[int, dict[int, list]] = {}
-    iterations: dict[int, list] = {w: [] for w in range(k)}
-    worker_nodes = [0] * k
-    active = list(range(k))
-    messages = entries = 0
-    s = 0
-    while active:
-        reports = team.run_slice(delivered, config.slice, active)
-        for r in reports:
-            worker_nodes[r.worker] += r.nodes
-            for it in r.iterations:
-                last[r.worker] = WorkerAnswer(r.worker, it.pv[0], it.score, it.depth, it.pv)
-                iterations[r.worker].append(IterationInfo(it.depth, it.seldepth, it.score, mate_in_moves(it.score),
-                                                          it.nodes, 0.0, it.pv))
-        s += 1
-        active = [r.worker for r in reports if not r.finished]
-        for r in reports:  # in worker order: every receiver stores the senders' entries in one order
-            if r.exported is not None and r.exported[0].size:
-                for w in range(k):
-                    if w != r.worker:
-                        inbox.setdefault(s - 1 + config.latency, {}).setdefault(w, []).append(r.exported)
-                        messages += 1
-                        entries += int(r.exported[0].size)
-        if stopped():
-            break
-        due = inbox.pop(s, {})
-        delivered = {w: [Entries(np.concatenate([p[0] for p in due[w]]), np.concatenate([p[1] for p in due[w]]))]
-                     for w in active if due.get(w)}
-    answers = tuple(last[w] for w in range(k))
+    jobs = {w: [Job(w, (), max_depth, skip=tuple(d for d in range(1, max_depth + 1) if skips(w, d, max_depth)),
+                    budget=nodes, export=export, overrun_after=config.overrun_after, overrun_whole=False)]
+            for w in range(k)}
+    # Reports reach the boundary after their slice; the exchange takes ``latency`` slices.
+    slices, worker_nodes, _ = run_slices(team, cluster, k, config.slice, config.latency, stopped=stopped,
+                                         report_latency=1, first=jobs)
+    answers = tuple(cluster.last[w] for w in range(k))
     best = vote(list(answers))
     low = min(a.score for a in answers)
     votes: dict[str, int] = {}
@@ -152,6 +163,6 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
         if a.depth > 0:
             votes[a.move] = votes.get(a.move, 0) + a.score - low + 14
     return SlicedResult("lazy_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
-                        tuple(worker_nodes), messages, tuple(iterations[best.worker]), time.perf_counter() - start,
-                        slices=s, slice_nodes=config.slice, worker=best.worker, entries_sent=entries,
-                        answers=answers, votes=votes)
+                        tuple(worker_nodes), cluster.messages, tuple(cluster.iterations[best.worker]),
+                        time.perf_counter() - start, slices=slices, slice_nodes=config.slice, worker=best.worker,
+                        entries_sent=cluster.entries, answers=answers, votes=votes)
