@@ -27,12 +27,13 @@ aborts) is the same for the three, so their rows differ by the policy alone.
 in slices of ``slice`` nodes; the master acts only at slice boundaries.  A message sent at the
 end of slice s (a worker's answer) or at the boundary before slice s + 1 (the master's) is
 delivered at the start of slice s + ``latency``: with latency 1 a result found in slice s is
-acted on, and the worker's next job searched, in slice s + 1.  T_k = the slices until the master knows the answer × ``slice``;
-N_k = every worker's nodes; messages: jobs, results (a root job's: one per iteration),
-aborts, new windows, and per exchange and worker three table messages (the master's request,
-the worker's selection, the master's merged selection).  The k workers run
-one after another in this process; the answer is a pure function of (position, config, the
-workers' and the master's tables), whatever the cores and whatever order a slice runs them in.
+acted on, and the worker's next job searched, in slice s + 1.  T_k = the slices until the
+master knows the answer × ``slice``; N_k = every worker's nodes; messages: jobs, results (a
+root job's: one per iteration), aborts, new windows, and per exchange and worker three table
+messages (the master's request, the worker's selection, the master's merged selection).  The k
+workers run one after another in this process; the answer is a pure function of (position,
+config, the workers' and the master's tables), whatever the cores and whatever order a slice
+runs them in.
 """
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from players.core.context import (C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_SELDEPTH,
-                                  S_STOPPED)
+from players.core.context import (C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
+                                  S_SELDEPTH, S_STOPPED)
 from players.core.moves import move_to_uci
 from players.core.search import INF, search_node
 from players.core.tt import tt_export_deep, tt_import

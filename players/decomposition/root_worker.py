@@ -17,6 +17,8 @@ gives it.
 """
 from __future__ import annotations
 
+from players.core.search import MAX_PLY
+
 from .master_worker import RootSearch, Team, Worker  # noqa: F401 (RootSearch: re-exported)
 from .options import ROOT_POLICIES, RootPolicyConfig  # noqa: F401 (re-exported)
 from .result import SlicedResult
@@ -24,3 +26,15 @@ from .result import SlicedResult
 ClockWorker = Worker  # the root policies' names for the node clock's worker, team and result
 ClockTeam = Team
 RootPolicyResult = SlicedResult  # T_k in ``time``
+
+
+def begin_root(team: Team, algorithm: str, fen: str, moves: tuple[str, ...], nodes: int | None, depth: int | None,
+               searchmoves: tuple[str, ...] = ()) -> tuple[list[tuple[str, ...]], int, int]:
+    """A root policy's move begun on every worker: their root moves in their order, the
+    deepest iteration and the node budget per worker (0: none)."""
+    if nodes is None and depth is None:
+        raise ValueError(f"{algorithm} needs a node budget per worker or a depth")
+    orders = team.begin(fen, moves, searchmoves)
+    if not orders[0]:
+        raise ValueError(f"no legal move in {fen} after {' '.join(moves) or 'no moves'}")
+    return orders, min(depth or MAX_PLY - 1, MAX_PLY - 1), nodes or 0
