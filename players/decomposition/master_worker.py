@@ -233,11 +233,7 @@ class Worker:
         halted = bool(stats[S_STOPPED])
         if index > 0 and score > alpha and not halted:
             self.root_moves[: index + 1] = np.roll(self.root_moves[: index + 1], 1)
-        move = move_to_uci(int(self.root_moves[0])) if index >= 0 and not halted else ""
-        pv = s._pv() if move else ()
-        if move and (not pv or pv[0] != move):
-            pv = (move,)
-        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
+        return self._answer(stats, score, index, alpha, beta)
 
     def iterate(self, depth: int, guess: int, limit: int = 0, stopped: Callable[[], bool] | None = None) -> RootSearch:
         """One iteration of the sequential search over its moves, with the sequential search's
@@ -246,12 +242,20 @@ class Worker:
         stats = start_search(s, limit)
         with _watching(s, stopped):
             score, index, alpha, beta = s.iteration(self.root.arrays, self.root_moves, self.n_root, depth, guess)
+        return self._answer(stats, score, index, alpha, beta)
+
+    def _answer(self, stats: np.ndarray, score: int, index: int, alpha: int, beta: int) -> RootSearch:
+        """A root search's answer: its best move and line, none if it was stopped or searched no move."""
         halted = bool(stats[S_STOPPED])
-        move = "" if halted or index < 0 else move_to_uci(int(self.root_moves[0]))
-        pv = s._pv() if move else ()
-        if move and (not pv or pv[0] != move):
-            pv = (move,)
-        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
+        line = () if halted or index < 0 else self._line()
+        return RootSearch(int(score), line[0] if line else "", line, int(stats[S_NODES]), halted, alpha, beta)
+
+    def _line(self) -> tuple[str, ...]:
+        """The best root move's line: the searcher's PV, or the move alone where the PV does not
+        start with it."""
+        best = move_to_uci(int(self.root_moves[0]))
+        line = self.searcher._pv()
+        return line if line and line[0] == best else (best,)
 
     def _drop(self) -> None:
         self.job = None
@@ -361,11 +365,7 @@ class Worker:
             score, _, _, _ = s.iteration(self.root.arrays, self.root_moves, self.n_root, d, self.guess)
             if stats[S_STOPPED]:
                 break
-            best = move_to_uci(int(self.root_moves[0]))
-            line = s._pv()
-            if not line or line[0] != best:
-                line = (best,)
-            done.append(RootIteration(job.id, d, int(score), line, int(stats[S_SELDEPTH]),
+            done.append(RootIteration(job.id, d, int(score), self._line(), int(stats[S_SELDEPTH]),
                                       self.job_nodes + int(stats[S_NODES])))
             self.next_depth, self.guess = d + 1, int(score)
             if mate_confirmed(score, d):
@@ -403,10 +403,10 @@ TreeWorker = Worker  # the master tree's name for it
 class Team:
     """The k node-clock workers in this process, run one after another in each slice (those
     in ``order`` if given, in that order: the answers do not depend on it), and the master's
-    own searcher, built
-    when a master first asks for it (the root policies never do): its table and move order,
-    through which the master tree's merged selections go (Jurčovič's master stores them as it
-    stores its own entries)."""
+    own searcher, built when a master first asks for it (the root policies and the lazy
+    cluster never do): its table and move order, through which the master tree's merged
+    selections go (Jurčovič's master stores them as it stores its own entries).
+    :class:`.lockstep_dask.DaskTeam` has the same interface, its workers on Dask."""
 
     def __init__(self, options: SearcherConfig, workers: int) -> None:
         self.options = options

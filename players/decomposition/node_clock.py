@@ -171,7 +171,8 @@ def run_slices(team, master: SlicedMaster, k: int, slice_nodes: int, latency: in
     ``latency``).  ``first``: delivered at the start of slice 0 whatever the latency.  It ends
     at the boundary where the master is ``finished``, ``stopped()`` holds or the clock reaches
     ``nodes``; ``order`` is the order the workers run in within a slice (it changes nothing).
-    Returns the slices, every worker's nodes and the overruns."""
+    ``team``: a :class:`.master_worker.Team` or a :class:`.lockstep_dask.DaskTeam`.  Returns
+    the slices, every worker's nodes and the overruns."""
     report_latency = latency if report_latency is None else report_latency
     to_master: dict[int, list[SliceReport]] = {}
     to_workers: dict[int, dict[int, list[Message]]] = {0: {w: list(m) for w, m in first.items()}} if first else {}
