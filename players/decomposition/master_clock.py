@@ -23,16 +23,17 @@ score are the root's.
 (``mandatory_first``).  Everything else here (the iterations, the exchange, the clock, the
 aborts) is the same for the three, so their rows differ by the policy alone.
 
-**The clock.**  The workers (:mod:`.master_worker`) advance in slices of ``slice`` nodes; the
-master acts only at slice boundaries.  A message sent at the end of slice s (a worker's
-answer) or at the boundary before slice s + 1 (the master's) is delivered at the start of slice
-s + ``latency``: with latency 1 a result found in slice s is acted on, and the worker's next
-job searched, in slice s + 1.  T_k = the slices until the master knows the answer × ``slice``;
-N_k = every worker's nodes; messages: jobs, results (a root job's: one per iteration),
-aborts, new windows, and per exchange and worker three table messages (the master's request,
-the worker's selection, the master's merged selection).  The k workers run
-one after another in this process; the answer is a pure function of (position, config, the
-workers' and the master's tables), whatever the cores and whatever order a slice runs them in.
+**The clock** (:func:`.node_clock.run_slices`).  The workers (:mod:`.master_worker`) advance
+in slices of ``slice`` nodes; the master acts only at slice boundaries.  A message sent at the
+end of slice s (a worker's answer) or at the boundary before slice s + 1 (the master's) is
+delivered at the start of slice s + ``latency``: with latency 1 a result found in slice s is
+acted on, and the worker's next job searched, in slice s + 1.  T_k = the slices until the
+master knows the answer × ``slice``; N_k = every worker's nodes; messages: jobs, results (a
+root job's: one per iteration), aborts, new windows, and per exchange and worker three table
+messages (the master's request, the worker's selection, the master's merged selection).  The k
+workers run one after another in this process; the answer is a pure function of (position,
+config, the workers' and the master's tables), whatever the cores and whatever order a slice
+runs them in.
 """
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ from .master_worker import (
     mate_confirmed,
 )
 from .options import MasterTreeConfig
+from .node_clock import run_slices
 from .result import Messages, SlicedResult
 from .tree_policies import make_policy
 
@@ -125,8 +127,21 @@ class _Master:
                 m.entries += int(message.keys.size)
         self.outbox.append((worker, message))
 
-    def boundary(self, reports: Sequence[SliceReport]) -> list[tuple[int, Message]]:
-        """What reached the master at this boundary, acted on: the messages it sends now."""
+    active = None  # every worker runs every slice
+
+    def sends(self, r: SliceReport) -> bool:
+        """A worker's report counted as it leaves: results, root iterations, its table."""
+        m = self.messages
+        m.results += (r.result is not None) + len(r.iterations)
+        if r.table is not None:
+            m.table += 1
+            m.entries += int(r.table[0].size)
+        return r.result is not None or r.table is not None or bool(r.iterations)
+
+    def boundary(self, reports: Sequence[SliceReport], nodes: int) -> list[tuple[int, Message]]:
+        """What reached the master at this boundary (``nodes``: every worker's so far), acted
+        on: the messages it sends now."""
+        self.nodes = nodes
         for r in reports:
             if r.table is not None and self.exchanging:
                 self.tables[r.worker] = r.table
@@ -312,34 +327,12 @@ def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, mov
     if nodes is None and depth is None:
         raise ValueError("a master tree needs a node budget per worker or a depth")
     start = time.perf_counter()
-    k = len(team.workers)
     messages = Messages()
     master = _Master(team, config, fen, moves, min(depth or MAX_DEPTH, MAX_DEPTH), searchmoves, messages, start)
     team.begin(fen, moves, searchmoves)
-    latency = config.latency
-    to_master: dict[int, list[SliceReport]] = {}
-    to_workers: dict[int, dict[int, list[Message]]] = {}
-    worker_nodes = [0] * k
-    overruns = 0
-    t = 0
-    while True:
-        master.nodes = sum(worker_nodes)
-        for w, m in master.boundary(to_master.pop(t, [])):
-            to_workers.setdefault(t + latency - 1, {}).setdefault(w, []).append(m)
-        if master.finished or stopped() or (nodes is not None and t * config.slice >= nodes):
-            break
-        budget = config.slice if nodes is None else min(config.slice, nodes - t * config.slice)
-        for r in team.run_slice(to_workers.pop(t, {}), budget, order):
-            worker_nodes[r.worker] += r.nodes
-            overruns += r.overrun
-            messages.results += (r.result is not None) + len(r.iterations)
-            if r.table is not None:
-                messages.table += 1
-                messages.entries += int(r.table[0].size)
-            if r.result is not None or r.table is not None or r.iterations:
-                to_master.setdefault(t + latency, []).append(r)
-        t += 1
+    t, worker_nodes, overruns = run_slices(team, master, len(team.workers), config.slice, config.latency, nodes,
+                                           stopped, order)
     move, score, done, line = master.best
-    return SlicedResult(config.policy, move, score, done, line, t, config.slice, sum(worker_nodes),
-                        tuple(worker_nodes), messages, overruns, tuple(master.iterations), time.perf_counter() - start,
-                        master.leaves)
+    return SlicedResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
+                        tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
+                        overruns=overruns, leaves=master.leaves)

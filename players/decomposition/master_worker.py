@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from players.core.context import C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES, S_STOPPED
+from players.core.context import (C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
+                                  S_SELDEPTH, S_STOPPED)
 from players.core.moves import move_to_uci
 from players.core.search import INF, search_node
 from players.core.tt import tt_export_deep, tt_import
@@ -44,7 +45,14 @@ EXCHANGE_MIN_DEPTH = 1  # quiescence entries (depth 0) are never worth a message
 class Job:
     """Search the leaf after ``path`` to ``depth`` in (alpha, beta).  ``path`` empty: the
     whole root, iterations ``first`` to ``depth`` of the iterative deepening (the first around
-    ``guess``), each reported as it is completed."""
+    ``guess``), each reported as it is completed.
+
+    The lazy cluster's worker runs one root job a move, and it needs what a master's job does
+    not: ``skip`` (the iterations it leaves to others), ``budget`` (its own nodes, where the
+    clock has no end), ``export`` (after every slice it searched, its ``size`` entries at least
+    ``depth`` deep, deepest first, for the others) and an overrun of one iteration, not the
+    whole job (``overrun_whole``).  ``overrun_after``: restarts without progress before the
+    job runs past its slice (0: never)."""
 
     id: int
     path: tuple[str, ...]
@@ -53,6 +61,11 @@ class Job:
     beta: int = INF
     first: int = 1
     guess: int = 0
+    skip: tuple[int, ...] = ()
+    budget: int | None = None
+    export: tuple[int, int] | None = None  # (depth, size)
+    overrun_after: int = MAX_RESTARTS
+    overrun_whole: bool = True
 
 
 @dataclass(frozen=True)
@@ -110,6 +123,8 @@ class RootIteration:
     depth: int
     score: int
     pv: tuple[str, ...]
+    seldepth: int = 0
+    nodes: int = 0  # the job's so far
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,8 @@ class SliceReport:
     table: tuple[np.ndarray, np.ndarray] | None = None  # its selection, asked by SendTable
     overrun: bool = False  # a job run past the slice (see the module docstring)
     iterations: tuple[RootIteration, ...] = ()  # a root job's, completed in this slice
+    exported: tuple[np.ndarray, np.ndarray] | None = None  # the job's ``export`` after the slice
+    finished: bool = False  # the job ended in this slice (the worker is idle from the next)
 
 
 @dataclass(frozen=True)
@@ -175,8 +192,9 @@ class Worker:
     time, slice by slice (``run_slice``); the root policies' search their share of the root
     in one call (``search``, ``iterate``)."""
 
-    def __init__(self, index: int, options: SearcherConfig) -> None:
+    def __init__(self, index: int, options: SearcherConfig, key: str = "") -> None:
         self.index = index
+        self.key = key  # its name where a Dask worker keeps it (lockstep_dask)
         self.searcher = options.engine_searcher()
         self.job: Job | None = None
         self.root: Position | None = None
@@ -215,11 +233,7 @@ class Worker:
         halted = bool(stats[S_STOPPED])
         if index > 0 and score > alpha and not halted:
             self.root_moves[: index + 1] = np.roll(self.root_moves[: index + 1], 1)
-        move = move_to_uci(int(self.root_moves[0])) if index >= 0 and not halted else ""
-        pv = s._pv() if move else ()
-        if move and (not pv or pv[0] != move):
-            pv = (move,)
-        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
+        return self._answer(stats, score, index, alpha, beta)
 
     def iterate(self, depth: int, guess: int, limit: int = 0, stopped: Callable[[], bool] | None = None) -> RootSearch:
         """One iteration of the sequential search over its moves, with the sequential search's
@@ -228,12 +242,20 @@ class Worker:
         stats = start_search(s, limit)
         with _watching(s, stopped):
             score, index, alpha, beta = s.iteration(self.root.arrays, self.root_moves, self.n_root, depth, guess)
+        return self._answer(stats, score, index, alpha, beta)
+
+    def _answer(self, stats: np.ndarray, score: int, index: int, alpha: int, beta: int) -> RootSearch:
+        """A root search's answer: its best move and line, none if it was stopped or searched no move."""
         halted = bool(stats[S_STOPPED])
-        move = "" if halted or index < 0 else move_to_uci(int(self.root_moves[0]))
-        pv = s._pv() if move else ()
-        if move and (not pv or pv[0] != move):
-            pv = (move,)
-        return RootSearch(int(score), move, pv, int(stats[S_NODES]), halted, alpha, beta)
+        line = () if halted or index < 0 else self._line()
+        return RootSearch(int(score), line[0] if line else "", line, int(stats[S_NODES]), halted, alpha, beta)
+
+    def _line(self) -> tuple[str, ...]:
+        """The best root move's line: the searcher's PV, or the move alone where the PV does not
+        start with it."""
+        best = move_to_uci(int(self.root_moves[0]))
+        line = self.searcher._pv()
+        return line if line and line[0] == best else (best,)
 
     def _drop(self) -> None:
         self.job = None
@@ -242,7 +264,7 @@ class Worker:
         self.job_nodes = 0
         self.restarts = 0
         self.debt = 0
-        self.pending: tuple[JobResult | None, tuple[RootIteration, ...]] = (None, ())
+        self.pending: tuple[JobResult | None, tuple[RootIteration, ...], bool] = (None, (), False)
 
     def _take(self, job: Job) -> None:
         self._drop()
@@ -272,31 +294,40 @@ class Worker:
                     self.restarts = 0
             else:
                 self._take(m)
+        job = self.job
         if self.debt:
             paid = min(self.debt, budget)
             self.debt -= paid
             if self.debt:
                 return SliceReport(self.index, paid, None, table)
-            result, iterations = self.pending
-            self._drop()
-            return SliceReport(self.index, paid, result, table, iterations=iterations)
-        if self.job is None:
+            (result, iterations, done), self.pending = self.pending, (None, (), False)
+            return self._report(paid, result, table, iterations, done)
+        if job is None:
             return SliceReport(self.index, 0, None, table)
-        whole = self.restarts >= MAX_RESTARTS
-        if self.job.path:
-            nodes, result, iterations = self._leaf(0 if whole else budget)  # 0: no limit
+        whole = job.budget is None and 0 < job.overrun_after <= self.restarts
+        limit = max(1, budget if job.budget is None else min(budget, job.budget - self.job_nodes))
+        if job.path:
+            nodes, result, iterations = self._leaf(0 if whole else limit)  # 0: no limit
         else:
-            nodes, result, iterations = self._root(0 if whole else budget)
+            nodes, result, iterations = self._root(0 if whole else limit, whole and not job.overrun_whole)
         self.job_nodes += nodes
-        done = result is not None or (not self.job.path and self.next_depth > self.job.depth)
-        if not done:
-            self.restarts = 0 if iterations else self.restarts + 1  # an iteration completed is progress
-            return SliceReport(self.index, nodes, None, table, iterations=iterations)
-        if nodes > budget:  # run to its end past the slice: the rest is owed, the answer waits
-            self.debt, self.pending = nodes - budget, (result, iterations)
+        self.restarts = 0 if iterations else self.restarts + 1  # an iteration completed is progress
+        done = (result is not None or (not job.path and self.next_depth > job.depth)
+                or (job.budget is not None and self.job_nodes >= job.budget))
+        if nodes > budget and (done if job.overrun_whole else whole):
+            # run past the slice: the rest is owed, the answer waits for it
+            self.debt, self.pending = nodes - budget, (result, iterations, done)
             return SliceReport(self.index, budget, None, table, overrun=True)
-        self._drop()
-        return SliceReport(self.index, nodes, result, table, iterations=iterations)
+        return self._report(nodes, result, table, iterations, done)
+
+    def _report(self, nodes: int, result: JobResult | None, table, iterations: tuple[RootIteration, ...],
+                done: bool) -> SliceReport:
+        """The slice's report once its nodes are paid; a finished job is dropped."""
+        export = self.job.export
+        exported = tt_export_deep(self.searcher.tt, *export) if export is not None else None
+        if done:
+            self._drop()
+        return SliceReport(self.index, nodes, result, table, iterations=iterations, exported=exported, finished=done)
 
     def _leaf(self, limit: int) -> tuple[int, JobResult | None, tuple[RootIteration, ...]]:
         """The leaf's search in its window, at most ``limit`` nodes (0: to its end): the
@@ -315,26 +346,32 @@ class Worker:
         line = tuple(move_to_uci(int(pv[ply, j])) for j in range(ply, n) if pv[ply, j] != 0)
         return nodes, JobResult(job.id, self.index, int(score), alpha, beta, line, self.job_nodes + nodes), ()
 
-    def _root(self, limit: int) -> tuple[int, None, tuple[RootIteration, ...]]:
-        """The root job's iterations from where it stands, at most ``limit`` nodes in all (0:
-        to the last): the nodes and the iterations completed; an iteration the limit stops is
-        searched again in the next slice."""
+    def _root(self, limit: int, once: bool = False) -> tuple[int, None, tuple[RootIteration, ...]]:
+        """The root job's iterations from where it stands (the job's ``skip`` left out), at
+        most ``limit`` nodes in all (0: to the last; ``once``: one iteration): the nodes and
+        the iterations completed; an iteration the limit stops is searched again in the next
+        slice."""
         s = self.searcher
+        job = self.job
         stats = start_search(s, limit)
         done = []
-        while self.next_depth <= self.job.depth:
+        if not self.n_root:
+            self.next_depth = job.depth + 1  # no move: nothing to search
+        while self.next_depth <= job.depth:
             d = self.next_depth
+            if d in job.skip:
+                self.next_depth += 1
+                continue
             score, _, _, _ = s.iteration(self.root.arrays, self.root_moves, self.n_root, d, self.guess)
             if stats[S_STOPPED]:
                 break
-            best = move_to_uci(int(self.root_moves[0]))
-            line = s._pv()
-            if not line or line[0] != best:
-                line = (best,)
-            done.append(RootIteration(self.job.id, d, int(score), line))
+            done.append(RootIteration(job.id, d, int(score), self._line(), int(stats[S_SELDEPTH]),
+                                      self.job_nodes + int(stats[S_NODES])))
             self.next_depth, self.guess = d + 1, int(score)
             if mate_confirmed(score, d):
-                self.next_depth = self.job.depth + 1  # deeper search cannot change it
+                self.next_depth = job.depth + 1  # deeper search cannot change it
+            if once:
+                break
         return int(stats[S_NODES]), None, tuple(done)
 
 
@@ -364,11 +401,12 @@ TreeWorker = Worker  # the master tree's name for it
 
 
 class Team:
-    """The k node-clock workers in this process, run one after another in each slice (in
-    ``order`` if given: the answers do not depend on it), and the master's own searcher, built
-    when a master first asks for it (the root policies never do): its table and move order,
-    through which the master tree's merged selections go (Jurčovič's master stores them as it
-    stores its own entries)."""
+    """The k node-clock workers in this process, run one after another in each slice (those
+    in ``order`` if given, in that order: the answers do not depend on it), and the master's
+    own searcher, built when a master first asks for it (the root policies and the lazy
+    cluster never do): its table and move order, through which the master tree's merged
+    selections go (Jurčovič's master stores them as it stores its own entries).
+    :class:`.lockstep_dask.DaskTeam` has the same interface, its workers on Dask."""
 
     def __init__(self, options: SearcherConfig, workers: int) -> None:
         self.options = options
@@ -383,9 +421,9 @@ class Team:
             self._master = Searcher(hash_mb=self.options.hash_mb)
         return self._master
 
-    def begin(self, fen: str, moves: tuple[str, ...], searchmoves: tuple[str, ...] = ()) -> None:
-        for w in self.workers:
-            w.begin(fen, moves, searchmoves)
+    def begin(self, fen: str, moves: tuple[str, ...], searchmoves: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        """A new move on every worker: their root moves in their order."""
+        return [w.begin(fen, moves, searchmoves) for w in self.workers]
 
     def run_slice(self, delivered: dict[int, list[Message]], budget: int,
                   order: Sequence[int] | None = None) -> list[SliceReport]:

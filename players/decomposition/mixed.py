@@ -40,12 +40,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from players.core.search import INF, MAX_PLY
+from players.core.search import INF
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
 from .master_worker import mate_confirmed
-from .root_worker import ClockTeam, RootPolicyConfig, RootPolicyResult, RootSearch
+from .root_worker import ClockTeam, RootPolicyConfig, RootPolicyResult, RootSearch, begin_root
 
 
 @dataclass(frozen=True)
@@ -174,16 +174,10 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     ``deepening`` (by default where no depth is given): rounds at increasing depths up to
     ``depth`` rather than Devesa's one round at ``depth`` (a deadline's search has a depth
     only as a cap)."""
-    if nodes is None and depth is None:
-        raise ValueError("mixed needs a node budget per worker or a depth")
     start = time.perf_counter()
     k = len(team.workers)
-    budget = nodes or 0
-    max_depth = min(depth or MAX_PLY - 1, MAX_PLY - 1)
-    orders = [w.begin(fen, moves, searchmoves) for w in team.workers]
+    orders, max_depth, budget = begin_root(team, "mixed", fen, moves, nodes, depth, searchmoves)
     order = orders[0]
-    if not order:
-        raise ValueError(f"no legal move in {fen} after {' '.join(moves) or 'no moves'}")
     state = _Move([0] * k, [0] * k)
     history: list[IterationInfo] = []
     answer = RoundAnswer(0, order[0], (order[0],), False)
@@ -226,7 +220,8 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     T = max(state.free)
     if budget:
         T = min(T, budget)
-    return RootPolicyResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), answer.worker, T,
-                            sum(state.spent), tuple(state.spent), state.messages, (), state.researches,
-                            state.fallbacks, tuple(history), time.perf_counter() - start, tuple(schedule))
+    return RootPolicyResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
+                            tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
+                            worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
+                            depths=(), schedule=tuple(schedule))
 

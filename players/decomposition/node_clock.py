@@ -1,5 +1,7 @@
-"""The node clock's master side shared by its drivers (``docs/node-clock.md``): the ``Wait`` a
-policy yields and the :class:`Desk` through which it submits, rewindows and aborts jobs.
+"""The node clock's sliced driver and the master side shared by its masters
+(``docs/node-clock.md``): :func:`run_slices`, the clock every sliced algorithm runs on (the
+master tree, splitting, the lazy cluster); the ``Wait`` a splitting policy yields and the
+:class:`Desk` through which it submits, rewindows and aborts jobs.
 
 Why apart from :mod:`.split_clock`: the policies (:mod:`.split_policies`) need the desk and
 the wait, and the clock needs the policies; with both here neither imports the other.
@@ -8,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from players.core.search import INF
 from players.result import IterationInfo
@@ -139,3 +143,51 @@ class Desk:
             self.home[job.path] = w
             self.counts.jobs += 1
             self.outbox.append((w, job))
+
+
+class SlicedMaster(Protocol):
+    """What :func:`run_slices` drives: the master's side of every boundary."""
+
+    finished: bool  # the answer is known: the clock stops
+    active: list[int] | None  # the workers that run in the next slice (None: all)
+
+    def sends(self, report: SliceReport) -> bool:
+        """Count what a worker's report sends the master as it leaves the worker (counted
+        whether or not it arrives before the end); whether it sends anything."""
+
+    def boundary(self, reports: Sequence[SliceReport], nodes: int) -> list[tuple[int, Message]]:
+        """The reports that reached the master at this boundary (``nodes``: every worker's so
+        far), acted on: the messages it sends now, to their workers."""
+
+
+def run_slices(team, master: SlicedMaster, k: int, slice_nodes: int, latency: int, nodes: int | None = None,
+               stopped: Callable[[], bool] = lambda: False, order: Sequence[int] | None = None,
+               report_latency: int | None = None, first: dict[int, list[Message]] | None = None
+               ) -> tuple[int, list[int], int]:
+    """The sliced node clock: the workers advance in slices of ``slice_nodes`` nodes and the
+    master acts only at slice boundaries; what the master sends at the boundary before slice s
+    is delivered at its start (``latency`` 1) or ``latency`` − 1 slices later, a worker's report
+    at the end of slice s reaches the master at boundary s + ``report_latency`` (by default
+    ``latency``).  ``first``: delivered at the start of slice 0 whatever the latency.  It ends
+    at the boundary where the master is ``finished``, ``stopped()`` holds or the clock reaches
+    ``nodes``; ``order`` is the order the workers run in within a slice (it changes nothing).
+    ``team``: a :class:`.master_worker.Team` or a :class:`.lockstep_dask.DaskTeam`.  Returns
+    the slices, every worker's nodes and the overruns."""
+    report_latency = latency if report_latency is None else report_latency
+    to_master: dict[int, list[SliceReport]] = {}
+    to_workers: dict[int, dict[int, list[Message]]] = {0: {w: list(m) for w, m in first.items()}} if first else {}
+    worker_nodes = [0] * k
+    overruns = 0
+    t = 0
+    while True:
+        for w, m in master.boundary(to_master.pop(t, []), sum(worker_nodes)):
+            to_workers.setdefault(t + latency - 1, {}).setdefault(w, []).append(m)
+        if master.finished or stopped() or (nodes is not None and t * slice_nodes >= nodes):
+            return t, worker_nodes, overruns
+        budget = slice_nodes if nodes is None else min(slice_nodes, nodes - t * slice_nodes)
+        for r in team.run_slice(to_workers.pop(t, {}), budget, master.active if master.active is not None else order):
+            worker_nodes[r.worker] += r.nodes
+            overruns += r.overrun
+            if master.sends(r):
+                to_master.setdefault(t + report_latency, []).append(r)
+        t += 1

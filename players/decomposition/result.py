@@ -1,8 +1,8 @@
 """What a parallel search answers with: the move, what it cost and, on the node clock, the
 clock's metrics (nodes for seconds).  A master on the wall clock answers a ``ParallelResult``
-(with a ``NodeClock`` for parallel aspiration); the masters that advance in slices
-(splitting, the master tree and its policies) a ``SlicedResult``; every node-clock master
-counts its messages in one ``Messages``.
+(with a ``NodeClock`` for parallel aspiration); every node-clock algorithm a ``SlicedResult``
+(its ``clock``: the same ``NodeClock``); the node-clock masters count their messages in one
+``Messages``.
 """
 from __future__ import annotations
 
@@ -31,23 +31,11 @@ class Tally:
 
 
 @dataclass
-class ParallelResult:
-    """A wall-clock master's answer: the last completed iteration, the tally, the runner's messages."""
-
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    tally: Tally
-    wall: float
-    messages: int
-    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
-
-
-@dataclass
 class NodeClock:
-    """A parallel search measured in nodes: ``time`` = T_k (the nodes until the answer, the
-    iterations' sum), ``nodes`` = what all workers searched until they were stopped."""
+    """A parallel search measured in nodes, what a speedup row sums: ``time`` = T_k (the nodes
+    until the answer), ``nodes`` = what all workers searched until they were stopped.  Parallel
+    aspiration keeps one as it goes (its ``iterations``); every node-clock result gives one
+    (``SlicedResult.clock``)."""
 
     workers: int
     time: int = 0
@@ -59,10 +47,22 @@ class NodeClock:
 
 
 @dataclass
-class AspirationResult(ParallelResult):
-    """Parallel aspiration's answer, with its node clock (measured when its runner has no client)."""
+class ParallelResult:
+    """A wall-clock master's answer: the last completed iteration, the tally, the runner's
+    messages; parallel aspiration's, its node clock too (measured when its runner has no client)."""
 
+    move: str
+    score: int
+    depth: int
+    pv: tuple[str, ...]
+    tally: Tally
+    wall: float
+    messages: int
+    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
     clock: NodeClock | None = None
+
+
+AspirationResult = ParallelResult  # parallel aspiration's name for it
 
 
 @dataclass
@@ -82,52 +82,78 @@ class Messages:
         return self.jobs + self.results + self.aborts + self.windows + self.table
 
 
-class SlicedRun:
-    """A search run on the node clock (the result of a lockstep, master-tree or splitting
-    run): its parallel time is its slices."""
-
-    slices: int
-    slice_nodes: int
-
-    @property
-    def parallel_nodes(self) -> int:
-        """T_k in nodes: slices × the slice's nodes."""
-        return self.slices * self.slice_nodes
-
-
 @dataclass(frozen=True)
-class SlicedResult(SlicedRun):
-    """One move of a master on the sliced node clock (root, PV or dynamic splitting; the master
-    tree and its policies): the answer and the clock's metrics."""
+class SlicedResult:
+    """One move on the node clock, of every node-clock algorithm: the answer and the clock's
+    metrics.  The clock is sliced (splitting, the master tree and its policies, the lazy
+    cluster: ``slices`` of ``slice_nodes``) or read off the workers' node counts (the root
+    policies: ``time``); a metric an algorithm does not have is None."""
 
     algorithm: str  # the master tree's: its policy
     move: str
     score: int
     depth: int
     pv: tuple[str, ...]
-    slices: int  # until the master knew the answer
-    slice_nodes: int
     nodes: int  # all workers' nodes
     worker_nodes: tuple[int, ...]
-    messages: Messages
-    overruns: int
-    iterations: tuple[IterationInfo, ...]
+    messages: Messages | int  # the lazy cluster's: its exchange; the root policies': jobs and answers
+    iterations: tuple[IterationInfo, ...]  # the lazy cluster's and the root policies': the answering worker's
     seconds: float
+    slices: int | None = None  # until the master knew the answer (the lazy cluster: every worker was done)
+    slice_nodes: int | None = None
+    time: int | None = None  # T_k in nodes, where there are no slices
+    worker: int | None = None  # whose search answers (the lazy cluster, the root policies)
+    overruns: int | None = None  # jobs run past a slice (splitting, the master tree)
     leaves: int | None = None  # the master tree's: jobs dispatched to tree leaves, all iterations
+    entries_sent: int | None = None  # the lazy cluster's: table entries in its messages
+    answers: tuple | None = None  # the lazy cluster's: every worker's last completed iteration
+    votes: dict | None = None  # the lazy cluster's: each move's votes
+    researches: int | None = None  # the root policies': searches again after a window failed
+    fallbacks: int | None = None  # the root policies': full-window searches after contradictory answers
+    depths: tuple[int, ...] | None = None  # UIDPABS: every worker's last completed iteration
+    schedule: tuple[tuple[str, int, int, int], ...] | None = field(default=None, repr=False)  # mixed's jobs:
+    # (move, worker, start, end)
+
+    @property
+    def parallel_nodes(self) -> int:
+        """T_k in nodes: slices × the slice's nodes, or ``time``."""
+        return self.time if self.slices is None else self.slices * self.slice_nodes
 
     @property
     def policy(self) -> str:
         """The master tree's policy (its algorithm)."""
         return self.algorithm
 
+    @property
+    def clock(self) -> NodeClock:
+        """What a speedup row counts of this move (``tournaments.speedup.nodes``): the lazy
+        cluster's overruns (restarts run to their end in fixed-depth rows) stay out of it, and
+        the root policies' re-searches count as its fallbacks."""
+        messages = self.messages if isinstance(self.messages, int) else self.messages.total
+        return NodeClock(len(self.worker_nodes), time=self.parallel_nodes, nodes=self.nodes, messages=messages,
+                         overruns=self.overruns or 0, fallbacks=self.researches or 0)
+
     def metrics(self) -> str:
+        if self.slices is None:
+            depths = f"; depths {'/'.join(map(str, self.depths))}" if self.depths else ""
+            return (f"{self.algorithm}: T_k {self.time} nodes, {self.nodes} nodes "
+                    f"({'/'.join(map(str, self.worker_nodes))}), {self.messages} messages, {self.researches} "
+                    f"re-searches{depths}; worker {self.worker} answers {self.move} ({self.score}) at depth "
+                    f"{self.depth}")
+        lockstep = self.answers is not None
+        spent = (f"{self.slices} slices of {self.slice_nodes} nodes ({'T_n' if lockstep else 'T_k'} "
+                 f"{self.parallel_nodes} nodes), {self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))})")
+        if lockstep:
+            return (f"lockstep: {spent}, {self.messages} messages, {self.entries_sent} entries "
+                    f"sent; depths {'/'.join(str(a.depth) for a in self.answers)}, worker {self.worker} answers "
+                    f"{self.move} ({self.score})")
         m = self.messages
         if self.leaves is None:
             name, table = f"{self.algorithm} (node clock)", ""
         else:
             name = "master tree" if self.algorithm == "master_tree" else f"master tree, {self.algorithm}"
             table = f", table {m.table} with {m.entries} entries"
-        return (f"{name}: {self.slices} slices of {self.slice_nodes} nodes (T_k {self.parallel_nodes} nodes), "
-                f"{self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), {m.total} messages (jobs {m.jobs}, "
-                f"results {m.results}, aborts {m.aborts}, windows {m.windows}{table}), {self.overruns} overruns; "
-                f"depth {self.depth}, {self.move} ({self.score})")
+        return (f"{name}: {spent}, {m.total} messages (jobs {m.jobs}, results {m.results}, aborts {m.aborts}, "
+                f"windows {m.windows}{table}), {self.overruns} overruns; depth {self.depth}, {self.move} "
+                f"({self.score})")
+

@@ -17,41 +17,25 @@ gives it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from players.result import IterationInfo
+from players.core.search import MAX_PLY
 
 from .master_worker import RootSearch, Team, Worker  # noqa: F401 (RootSearch: re-exported)
 from .options import RootPolicyConfig  # noqa: F401 (re-exported)
 from .registry import ROOT_POLICIES  # noqa: F401 (re-exported)
+from .result import SlicedResult
 
-ClockWorker = Worker  # the root policies' names for the node clock's worker and team
+ClockWorker = Worker  # the root policies' names for the node clock's worker, team and result
 ClockTeam = Team
+RootPolicyResult = SlicedResult  # T_k in ``time``
 
 
-@dataclass(frozen=True)
-class RootPolicyResult:
-    """A root policy's answer and its node-clock metrics (nodes for seconds)."""
-
-    algorithm: str
-    move: str
-    score: int
-    depth: int  # the depth the answer was searched to
-    pv: tuple[str, ...]
-    worker: int  # whose search answers
-    time: int  # T_k: nodes on the clock until the answer
-    nodes: int  # N_k: all workers' nodes
-    worker_nodes: tuple[int, ...]
-    messages: int  # jobs handed out and answers sent back
-    depths: tuple[int, ...] = ()  # UIDPABS: every worker's last completed iteration
-    researches: int = 0  # searches again after a window failed
-    fallbacks: int = 0  # full-window searches after contradictory answers (a selective search)
-    iterations: tuple[IterationInfo, ...] = ()
-    seconds: float = 0.0
-    schedule: tuple[tuple[str, int, int, int], ...] = field(default=(), repr=False)  # mixed: (move, worker, start, end)
-
-    def metrics(self) -> str:
-        depths = f"; depths {'/'.join(map(str, self.depths))}" if self.depths else ""
-        return (f"{self.algorithm}: T_k {self.time} nodes, {self.nodes} nodes "
-                f"({'/'.join(map(str, self.worker_nodes))}), {self.messages} messages, {self.researches} "
-                f"re-searches{depths}; worker {self.worker} answers {self.move} ({self.score}) at depth {self.depth}")
+def begin_root(team: Team, algorithm: str, fen: str, moves: tuple[str, ...], nodes: int | None, depth: int | None,
+               searchmoves: tuple[str, ...] = ()) -> tuple[list[tuple[str, ...]], int, int]:
+    """A root policy's move begun on every worker: their root moves in their order, the
+    deepest iteration and the node budget per worker (0: none)."""
+    if nodes is None and depth is None:
+        raise ValueError(f"{algorithm} needs a node budget per worker or a depth")
+    orders = team.begin(fen, moves, searchmoves)
+    if not orders[0]:
+        raise ValueError(f"no legal move in {fen} after {' '.join(moves) or 'no moves'}")
+    return orders, min(depth or MAX_PLY - 1, MAX_PLY - 1), nodes or 0

@@ -7,8 +7,8 @@ or 16 workers on two cores only give node counts.  Here the workers are the mast
 (:mod:`.master_worker`: one job at a time, a table of their own, ``Abort`` and ``Rewindow``
 at slice boundaries, restart from the table) and the master is a *policy*
 (:mod:`.split_policies`): a generator that submits jobs, changes their windows, aborts them
-and yields :class:`Wait` until one of the jobs it names answers.  This module runs the
-clock around it, with the master tree's conventions:
+and yields :class:`Wait` until one of the jobs it names answers.  This module runs it on the
+sliced clock (:func:`.node_clock.run_slices`), with the master tree's conventions:
 
 * the workers advance in slices of ``slice`` nodes; the master acts only at slice
   boundaries; a message sent at the end of slice s (a worker's answer) or at the boundary
@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from players.position import Position
 
 from .master_worker import MAX_DEPTH, InProcessTeam, Message, SliceReport
-from .node_clock import Answer, Desk, Wait
+from .node_clock import Answer, Desk, Wait, run_slices
 from .options import SplitClockConfig
 from .result import Messages, SlicedResult
 
@@ -42,14 +42,54 @@ from .split_policies import MasterPolicy
 __all__ = ["Answer", "Desk", "SplitClockConfig", "SplitClockResult", "SplitMessages", "Wait", "run_split_clock"]
 
 
+class _Split:
+    """The splitting master at a boundary: the answers that arrived to the policy, one at a
+    time until it waits for one that has not, then its jobs to the idle workers."""
+
+    active = None  # every worker runs every slice
+
+    def __init__(self, desk: Desk, policy: MasterPolicy, algorithm: str) -> None:
+        self.desk = desk
+        self.algorithm = algorithm
+        self.policy = policy.iterate()
+        self.waiting: Wait | None = next(self.policy)
+        self.results = 0  # results and root iterations the workers sent
+
+    @property
+    def finished(self) -> bool:
+        return self.desk.finished
+
+    def sends(self, report: SliceReport) -> bool:
+        self.results += (report.result is not None) + len(report.iterations)
+        return report.result is not None or bool(report.iterations)
+
+    def boundary(self, reports: Sequence[SliceReport], nodes: int) -> list[tuple[int, Message]]:
+        desk = self.desk
+        desk.nodes = nodes
+        for report in reports:
+            desk.receive(report)
+        while self.waiting is not None and (answer := desk.take(self.waiting)) is not None:
+            try:
+                self.waiting = self.policy.send(answer)
+            except StopIteration:
+                self.waiting = None
+        if self.waiting is None:
+            desk.finished = True
+        else:
+            desk.dispatch()
+            if not desk.running and not desk.inbox:
+                raise RuntimeError(f"{self.algorithm}: the master waits for jobs {sorted(self.waiting.jobs)} that no "
+                                   f"worker searches (depth {desk.best[2]} done)")
+        out, desk.outbox = desk.outbox, []
+        return out
+
+
 def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
                     order: Sequence[int] | None = None) -> SlicedResult:
-    """One move: iterations until ``depth`` or until the clock reaches ``nodes`` (per worker:
-    k × that in all, at most), the last completed iteration answering.  ``stopped()`` (a
-    deadline) ends it at a slice boundary; ``order`` is the order the workers run in within a
-    slice (tests: it changes nothing)."""
+    """One move of root, PV or dynamic splitting, its budget and its end as the master tree's
+    (:func:`.master_clock.run_master_tree`)."""
     if nodes is None and depth is None:
         raise ValueError(f"{config.algorithm} on the node clock needs a node budget per worker or a depth")
     if len(team.workers) != config.workers:
@@ -61,46 +101,11 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
     # ValueError here: an illegal searchmove, or no legal move at all
     policy = MasterPolicy(desk, config, team.master, root, tuple(searchmoves), team.options.exact)
     team.begin(fen, moves, searchmoves)
-    master = policy.iterate()
-    waiting: Wait | None = next(master)
-    latency = config.latency
-    to_master: dict[int, list[SliceReport]] = {}
-    to_workers: dict[int, dict[int, list[Message]]] = {}
-    worker_nodes = [0] * k
-    overruns = results = 0
-    t = 0
-    while True:
-        desk.nodes = sum(worker_nodes)
-        for report in to_master.pop(t, []):
-            desk.receive(report)
-        while waiting is not None and (answer := desk.take(waiting)) is not None:
-            try:
-                waiting = master.send(answer)
-            except StopIteration:
-                waiting = None
-        if waiting is None:
-            desk.finished = True
-        else:
-            desk.dispatch()
-            if not desk.running and not desk.inbox:
-                raise RuntimeError(f"{config.algorithm}: the master waits for jobs {sorted(waiting.jobs)} that no "
-                                   f"worker searches (depth {desk.best[2]} done)")
-        for w, m in desk.outbox:
-            to_workers.setdefault(t + latency - 1, {}).setdefault(w, []).append(m)
-        desk.outbox = []
-        if desk.finished or stopped() or (nodes is not None and t * config.slice >= nodes):
-            break
-        budget = config.slice if nodes is None else min(config.slice, nodes - t * config.slice)
-        for r in team.run_slice(to_workers.pop(t, {}), budget, order):
-            worker_nodes[r.worker] += r.nodes
-            overruns += r.overrun
-            results += (r.result is not None) + len(r.iterations)
-            if r.result is not None or r.iterations:
-                to_master.setdefault(t + latency, []).append(r)
-        t += 1
-    master.close()
+    split = _Split(desk, policy, config.algorithm)
+    t, worker_nodes, overruns = run_slices(team, split, k, config.slice, config.latency, nodes, stopped, order)
+    split.policy.close()
     move, score, done, line = desk.best
     c = desk.counts
-    return SlicedResult(config.algorithm, move, score, done, line, t, config.slice, sum(worker_nodes),
-                        tuple(worker_nodes), Messages(c.jobs, results, c.aborts, c.windows), overruns,
-                        tuple(desk.iterations), time.perf_counter() - start)
+    return SlicedResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
+                        Messages(c.jobs, split.results, c.aborts, c.windows), tuple(desk.iterations),
+                        time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)

@@ -42,12 +42,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from players.core.search import INF, MAX_PLY
+from players.core.search import INF
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
 from .master_worker import mate_confirmed
-from .root_worker import ClockTeam, ClockWorker, RootPolicyConfig, RootPolicyResult, RootSearch
+from .root_worker import ClockTeam, ClockWorker, RootPolicyConfig, RootPolicyResult, RootSearch, begin_root
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
 
@@ -123,15 +123,9 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
                 searchmoves: tuple[str, ...] = ()) -> RootPolicyResult:
     """One move of UIDPABS on ``team``: to ``depth``, or ``nodes`` per worker (the clock's
     nodes), or until ``stopped()``.  ``searchmoves`` restrict the root before it is dealt."""
-    if nodes is None and depth is None:
-        raise ValueError("uidpabs needs a node budget per worker or a depth")
     start = time.perf_counter()
     k = len(team.workers)
-    max_depth = min(depth or MAX_PLY - 1, MAX_PLY - 1)
-    budget = nodes or 0
-    orders = [w.begin(fen, moves, searchmoves) for w in team.workers]
-    if not orders[0]:
-        raise ValueError(f"no legal move in {fen} after {' '.join(moves) or 'no moves'}")
+    orders, max_depth, budget = begin_root(team, "uidpabs", fen, moves, nodes, depth, searchmoves)
     # Step 1: the same shallow iterations on every worker (the clock counts them once).
     shared_nodes = [0] * k
     shared: list[WorkerAnswer] = []
@@ -191,6 +185,7 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
     active = sum(1 for s in shares if s)
     messages = 2 * active if max_depth > SHARED_DEPTH else 0  # each worker's share and its answer
     iterations = tuple(history) + tuple(worker_history.get(best.worker, ()))
-    return RootPolicyResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), best.worker, T,
-                            sum(spent), tuple(spent), messages, tuple(a.depth for a in answers), researches,
-                            fallbacks, iterations, time.perf_counter() - start)
+    return RootPolicyResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
+                            tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
+                            worker=best.worker, researches=researches, fallbacks=fallbacks,
+                            depths=tuple(a.depth for a in answers), schedule=())

@@ -1,6 +1,6 @@
 """Node-clock rows of ``concilio speedup`` (``docs/node-clock.md``): algorithms whose
 workers are independent within an iteration run their k workers one after another in this
-process and report a :class:`players.decomposition.aspiration.NodeClock`, so that 2, 4, 8
+process and report a :class:`players.decomposition.result.NodeClock`, so that 2, 4, 8
 or 16 workers can be measured on two cores.  Time is counted in nodes:
 
 * T_k = the clock's nodes until the answer (the iterations' sum); T_1 = N_1, the
@@ -38,15 +38,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from players.decomposition.algorithms import MASTER_TREES, Master, iterate
-from players.decomposition.aspiration import NodeClock
-from players.decomposition.config import DecompositionConfig
 from base.runner import InlineRunner
-from players.decomposition.lockstep import InProcess, run_lockstep
+from players.decomposition.algorithms import MASTER_TREES, Master, iterate
+from players.decomposition.config import DecompositionConfig
+from players.decomposition.lockstep import run_lockstep
 from players.decomposition.master_clock import run_master_tree
-from players.decomposition.master_worker import InProcessTeam
+from players.decomposition.master_worker import Team
+from players.decomposition.options import ROOT_POLICIES
+from players.decomposition.result import NodeClock
 from players.decomposition.root_policy import run_root_policy
-from players.decomposition.root_worker import ROOT_POLICIES, ClockTeam
 from players.decomposition.runner import drop_prefix
 from players.decomposition.split_clock import run_split_clock
 
@@ -109,13 +109,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             clocks, agree = [], 0
             started = time.perf_counter()
             for i, fen in enumerate(fens):
-                if v.algorithm in MASTER_TREES or v.split_clock is not None:
-                    score, clock = master_clock(v, k, fen, settings["depth"])
-                elif v.algorithm in ROOT_POLICIES:
-                    score, clock = root_policy_clock(v, k, fen, settings["depth"])
-                elif v.lockstep is not None:
-                    score, clock = lazy_cluster_clock(v, k, fen, settings["depth"])
-                else:
+                if v.algorithm == "aspiration":  # the wall clock's master, its runner without a client
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
                         master = Master(runner, v.search, key, **v.master_options())
@@ -123,6 +117,8 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
                     finally:
                         drop_prefix(runner, key)
                     score, clock = r.score, r.clock
+                else:
+                    score, clock = node_clock(v, k, fen, settings["depth"])
                 clocks.append(clock)
                 agree += score == seq_scores[i]
             if k == 1:
@@ -133,38 +129,25 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
     return rows
 
 
-def master_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
-    """One position searched on ``k`` of the master tree's workers from fresh tables, by the
-    master tree (and its policies) or by root, PV or dynamic splitting: its score and its
-    clock (T_k, N_k, messages, overruns)."""
+def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
+    """One position searched to ``depth`` on ``k`` node-clock workers from fresh tables, the
+    master's too: its score and its clock (``SlicedResult.clock``).  The lazy cluster's workers
+    run an iteration that restarted ``OVERRUN_AFTER`` times to its end (an exact search's table
+    carries little progress from one restart to the next)."""
     v = variant.with_workers(k)
-    team = InProcessTeam(variant.search, k)
-    if v.master_tree is not None:
-        r = run_master_tree(team, v.master_tree, fen, depth=depth)
-    else:
-        r = run_split_clock(team, v.split_clock, fen, depth=depth)
-    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages.total,
-                              overruns=r.overruns)
-
-
-def lazy_cluster_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
-    """One position searched to ``depth`` by the lazy cluster's ``k`` workers from fresh tables:
-    the voted score and the clock (T_k = slices until every worker has finished × slice)."""
-    config = replace(variant.with_workers(k).lockstep, overrun_after=OVERRUN_AFTER)
-    transport = InProcess(variant.search, k)
+    team = Team(variant.search, k)
     try:
-        r = run_lockstep(transport, config, fen, depth=depth)
+        if v.master_tree is not None:
+            r = run_master_tree(team, v.master_tree, fen, depth=depth)
+        elif v.split_clock is not None:
+            r = run_split_clock(team, v.split_clock, fen, depth=depth)
+        elif v.root_policy is not None:
+            r = run_root_policy(team, v.root_policy, fen, depth=depth)
+        else:
+            r = run_lockstep(team, replace(v.lockstep, overrun_after=OVERRUN_AFTER), fen, depth=depth)
     finally:
-        transport.close()
-    return r.score, NodeClock(k, time=r.parallel_nodes, nodes=r.nodes, messages=r.messages)
-
-
-def root_policy_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
-    """One position searched by a root policy on ``k`` workers from fresh tables: its score
-    and its clock (T_k, N_k, messages; re-searches after a failed window as fallbacks)."""
-    config = variant.with_workers(k).root_policy
-    r = run_root_policy(ClockTeam(variant.search, k), config, fen, depth=depth)
-    return r.score, NodeClock(k, time=r.time, nodes=r.nodes, messages=r.messages, fallbacks=r.researches)
+        team.close()
+    return r.score, r.clock
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \

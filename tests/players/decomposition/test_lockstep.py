@@ -5,6 +5,7 @@ import pytest
 
 from players.core.tt import BOUND_EXACT, entry_depth, new_table, tt_export_deep, tt_probe, tt_store
 from players.decomposition.jobs import SearcherConfig
+from players.decomposition.master_worker import Entries
 from players.decomposition.lockstep import (InProcess, LockstepConfig, WorkerAnswer, run_lockstep, skips,
                                             vote)
 from players.limits import Limit
@@ -38,13 +39,15 @@ class Recording(InProcess):
         self.held: dict[int, set] = {}  # slice -> those keys worker 1 held as the slice began
         self.delivered: dict[int, object] = {}  # slice -> what worker 1 got at its start
 
-    def run_slice(self, active, delivered, config):
+    def run_slice(self, delivered, budget, order=None):
         table = self.workers[1].searcher.tt
         sent = set().union(*self.sent.values()) if self.sent else set()
         self.held[self.slice] = {k for k in sent if tt_probe(table, np.uint64(k))}
-        self.delivered[self.slice] = delivered.get(1)
-        reports = super().run_slice(active, delivered, config)
-        self.sent[self.slice] = {int(k) for k in reports[0].sent[0]}
+        self.delivered[self.slice] = next(((m.keys, m.data) for m in delivered.get(1, ()) if isinstance(m, Entries)),
+                                          None)
+        reports = super().run_slice(delivered, budget, order)
+        exported = reports[0].exported
+        self.sent[self.slice] = set() if exported is None else {int(k) for k in exported[0]}
         self.slice += 1
         return reports
 
@@ -68,8 +71,8 @@ def test_an_entry_from_worker_0_reaches_worker_1_after_latency_slices(latency):
 
 
 def _other_root(begin):
-    def other(fen, moves, depth, nodes, searchmoves=()):
-        return begin(BK04, (), depth, nodes, searchmoves)
+    def other(fen, moves, searchmoves=()):
+        return begin(BK04, (), searchmoves)
     return other
 
 
