@@ -3,7 +3,7 @@ searched in the window (v − 1, v + 1) around its true value v (known from a se
 first), against full-window iterative deepening, each with one table of its own, on the
 Bratko-Kopec positions in exact mode.  Parallel aspiration's decisive worker searches a window
 that holds the value, never a narrower one, so N_full / N_oracle bounds its node-clock speedup
-over full-window alpha-beta (the S_own column of ``docs/speedup-nodes.md``).
+over full-window alpha-beta (the S_own column of ``docs/results/parallel-search.md``).
 
 Usage: python benchmarks/aspiration_oracle.py [--depth 6] [--limit N]
 """

@@ -60,7 +60,7 @@ is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split``
 experiment variants: they are the thesis's peer cooperation and dynamic subcontracting
 (DPVSplit), rows of its speedup table that ``concilio speedup speedup``
 (``configs/decomposition/speedup.yaml``) reproduces beside the others, and
-``docs/decomposition.md`` reports them.  No player config uses them, and none should
+``docs/results/parallel-search.md`` reports them.  No player config uses them, and none should
 without a new measurement: they lost to root splitting with null-window probes there.
 
 The splitting algorithms (root, speculative, PV and dynamic splitting, peer) are one policy,

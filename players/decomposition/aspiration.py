@@ -19,7 +19,7 @@ windows take all the scores far from the guess; the speedup is capped because th
 worker with the right window still searches at least the minimal tree of its narrow
 window: Baudet's (and Pinhanez's) bound near 5–6, whatever k.
 
-**The node clock** (``docs/node-clock.md``).  With the runner's ``client`` None the
+**The node clock** (``docs/design/node-clock.md``).  With the runner's ``client`` None the
 k workers run in this process, one after another, each on its own searcher (key
 ``{key}-w{i}``), and the search is measured in nodes: an iteration lasts T = the nodes of
 the worker that answers exactly; a worker that needs more is stopped at T nodes (it is run

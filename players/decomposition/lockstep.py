@@ -1,4 +1,4 @@
-"""The lazy cluster in lockstep mode (issue 42; ``docs/node-clock.md``).
+"""The lazy cluster in lockstep mode (issue 42; ``docs/design/node-clock.md``).
 
 Stockfish's MPI "lazy cluster" on the node clock: k workers, each a plain
 :class:`players.searcher.Searcher` with a table of its own (no shared memory), each running

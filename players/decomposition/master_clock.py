@@ -1,4 +1,4 @@
-"""Jurčovič's master tree on the node clock (issue 42; ``docs/node-clock.md``;
+"""Jurčovič's master tree on the node clock (issue 42; ``docs/design/node-clock.md``;
 his diploma thesis, Bratislava, 2005): the master's side and the clock.
 
 Per iteration of depth d the master expands the tree to ``master_depth`` plies

@@ -1,4 +1,4 @@
-"""The workers of Jurčovič's master tree on the node clock (``docs/node-clock.md``): what the
+"""The workers of Jurčovič's master tree on the node clock (``docs/design/node-clock.md``): what the
 master sends them, what they answer, and one worker's slice.
 
 A worker holds one job at a time, a leaf of the master's tree (or, in the iterations too

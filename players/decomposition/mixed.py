@@ -14,7 +14,7 @@ aspiration window after the ordering iterations): the jobs are written out and s
 before any answer is read, so no job ever gets the best score so far.
 
 **Mapping here** (the root-move version of the brief; the grandchildren split is not
-implemented, see ``docs/decomposition.md``).  A sequential search (the engine's own iterative
+implemented, see ``docs/results/parallel-search.md``).  A sequential search (the engine's own iterative
 deepening and aspiration) to ``order_depth`` on worker 0 orders the root moves (best first,
 then the moves that were best at some iteration, then the static order) and gives the score
 V; its nodes are charged to T_k.  Then one job per root move, searched to the full depth from

@@ -1,5 +1,5 @@
 """The node clock's sliced driver and the master side shared by its masters
-(``docs/node-clock.md``): :func:`run_slices`, the clock every sliced algorithm runs on (the
+(``docs/design/node-clock.md``): :func:`run_slices`, the clock every sliced algorithm runs on (the
 master tree, splitting, the lazy cluster); the ``Wait`` a splitting policy yields and the
 :class:`Desk` through which it submits, rewindows and aborts jobs.
 

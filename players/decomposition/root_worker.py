@@ -1,5 +1,5 @@
 """The root policies (UIDPABS, Devesa's mixed and exhaustive strategies) on the node clock
-(``docs/node-clock.md``): their settings, their workers (the node clock's one
+(``docs/design/node-clock.md``): their settings, their workers (the node clock's one
 :class:`.master_worker.Worker` and :class:`.master_worker.Team`, under the names the policies
 use) and their result.
 

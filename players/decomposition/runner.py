@@ -13,7 +13,7 @@ reach it on the worker's event loop while that search runs.
 With ``threads`` the workers are search threads of one Dask worker process (one slot
 each), as the threads of one engine: a shared table is then that process's own memory,
 which gets huge pages where shared memory between processes often does not (a search
-over a table without them runs about a tenth slower, ``docs/decomposition.md``).
+over a table without them runs about a tenth slower, ``docs/results/parallel-search.md``).
 ``in_process`` puts them on threads of this very process (``base.runner.ThreadRunner``):
 the team of an ensemble instance that already lives on a Dask worker."""
 from __future__ import annotations

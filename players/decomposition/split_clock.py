@@ -1,5 +1,5 @@
 """The thesis's master-worker algorithms (root splitting and its variants, PV splitting,
-dynamic splitting) on the node clock (``docs/node-clock.md``): the clock around a policy and
+dynamic splitting) on the node clock (``docs/design/node-clock.md``): the clock around a policy and
 the master's desk (:mod:`.node_clock`).
 
 Why a module of its own: :mod:`.algorithms` drives these algorithms over Dask, where 4, 8

@@ -59,7 +59,7 @@ def local_table(name: str, size_mb: float):
     """A named table in this process's own memory, for the search threads of one process
     (``threads: true``): ordinary memory gets huge pages (NumPy asks for them) where shared
     memory often gets none (``shmem_enabled = never``), and a search over a table without
-    them runs about a tenth slower (``docs/decomposition.md``).  :func:`shared_table` finds it by its name."""
+    them runs about a tenth slower (``docs/results/parallel-search.md``).  :func:`shared_table` finds it by its name."""
     held = _tables()
     table = held.local.get(name)
     if table is None:

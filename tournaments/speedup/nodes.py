@@ -1,4 +1,4 @@
-"""Node-clock rows of ``concilio speedup`` (``docs/node-clock.md``): algorithms whose
+"""Node-clock rows of ``concilio speedup`` (``docs/design/node-clock.md``): algorithms whose
 workers are independent within an iteration run their k workers one after another in this
 process and report a :class:`players.decomposition.result.NodeClock`, so that 2, 4, 8
 or 16 workers can be measured on two cores.  Time is counted in nodes:
@@ -163,7 +163,7 @@ def format_node_row(r: NodeRow) -> str:
 
 
 def markdown_table(rows: list[NodeRow]) -> list[str]:
-    """The rows as a Markdown table (``docs/speedup-nodes.md``)."""
+    """The rows as a Markdown table (``docs/results/parallel-search.md``)."""
     head = "| algorithm | k | T_k (nodes) | N_k | S = N_1/T_k | E | SO | production | S_own | messages | = seq |"
     lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
