@@ -73,8 +73,8 @@ class Algorithm:
     # (no options of its own: the node clock counts what the master's jobs search)
 
     def shares_table(self, shared_table: bool) -> bool:
-        """Whether its workers search over one shared table: always where it needs one, where it
-        may have one when the file's ``shared_table`` asks for it."""
+        """Whether its workers search over one shared table: always if it needs one (ABDADA); if
+        it may have one (lazy SMP), when the file's ``shared_table`` asks for it."""
         return self.shared_memory == "required" or (self.shared_memory == "optional" and shared_table)
 
 
