@@ -23,6 +23,7 @@ from base.config import (ConfigError, YamlSource, check_keys, check_kind, get_bo
                          load_checked)
 from ensemble.config import EnsembleConfig, load_ensemble
 from players.decomposition.config import DecompositionConfig, load_decomposition
+from players.decomposition.registry import WALL
 from players.player import Settings
 
 TOP_KEYS = {"kind", "name", "description", "ensemble", "decomposition", "share", "max_candidates", "unanimous",
@@ -51,6 +52,14 @@ def load_cascade(path: str | Path | None = None, text: str | None = None) -> Cas
     return load_checked(path, text, "cascade", lambda src, folder, given: _parse(src))
 
 
+def _searches_candidates(decomposition: DecompositionConfig) -> bool:
+    """Whether phase 2 can search the candidates alone: its root restricted on the wall clock,
+    every worker searching from that root over one shared table (abdada, lazy_smp with
+    shared_table: true)."""
+    row = decomposition.row
+    return WALL in row.searchmoves and row.shares_table(decomposition.shared_table)
+
+
 def _parse(src: YamlSource) -> CascadeConfig | None:
     data = src.data
     if not isinstance(data, dict):
@@ -71,8 +80,7 @@ def _parse(src: YamlSource) -> CascadeConfig | None:
             decomposition = load_decomposition(str(data["decomposition"]))
         except ConfigError as exc:
             src.problem(("decomposition",), f"decomposition {data['decomposition']!r}: " + "; ".join(exc.problems))
-    if decomposition is not None and not (decomposition.algorithm == "abdada" or
-                                          (decomposition.algorithm == "lazy_smp" and decomposition.shared_table)):
+    if decomposition is not None and not _searches_candidates(decomposition):
         src.problem(("decomposition",), f"{decomposition.algorithm}: phase 2 searches the candidates only, which "
                                         "needs abdada or lazy_smp with shared_table: true")
     share = get_number(src, data, ("share",), 0.4, 0.0)

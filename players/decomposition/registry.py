@@ -69,6 +69,13 @@ class Algorithm:
     run: Entry | None = None  # searches one move on them
     in_this_process: bool = True  # on the node clock its workers are this process's (else Dask may hold them)
     defer: bool = False  # its searchers put off moves another worker searches (ABDADA)
+    node_master: bool = False  # on the node clock it is its wall clock's master on a runner without a client
+    # (no options of its own: the node clock counts what the master's jobs search)
+
+    def shares_table(self, shared_table: bool) -> bool:
+        """Whether its workers search over one shared table: always if it needs one (ABDADA); if
+        it may have one (lazy SMP), when the file's ``shared_table`` asks for it."""
+        return self.shared_memory == "required" or (self.shared_memory == "optional" and shared_table)
 
 
 def _row(name: str, options: type[Options], clocks: tuple[str, ...], regime: str | None, memory: str,
@@ -90,7 +97,7 @@ ROWS: tuple[Algorithm, ...] = (
     _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,)),  # searchmoves over a shared table
     _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), defer=True),
     _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,)),
-    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional"),  # the node clock: a runner without client
+    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional", node_master=True),
     _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep_team", "lockstep",
          in_this_process=False),
     _row("master_tree", MasterTreeConfig, (NODE,), "sliced", "never", (NODE,), **_TREE),

@@ -30,6 +30,11 @@ their workers one after another without slices: T_k is read off the workers' nod
 search + the end of the last list-scheduled job), messages are jobs and answers, and
 ``fallbacks`` count re-searches after a window failed.
 
+The fresh lazy cluster (``fresh_cluster``; ``players.decomposition.fresh_cluster``) runs its
+k workers as threads of this process, never restarted, meeting every ``batch`` nodes: T_k is
+the checkpoint at which every worker was done (:func:`fresh_clock`), messages are its
+exchange's, and with one worker N is the plain searcher's nodes to the depth.
+
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
 thing: real Dask workers oversubscribing the cores, of which only N and SO mean anything.
 """
@@ -39,32 +44,33 @@ import time
 from dataclasses import dataclass, replace
 
 from base.runner import InlineRunner
-from players.decomposition.algorithms import MASTER_TREES, Master, iterate
+from players.decomposition.algorithms import Master, iterate
 from players.decomposition.config import DecompositionConfig
+from players.decomposition.fresh_cluster import FreshCluster, FreshClusterResult, node_config
 from players.decomposition.lockstep import run_lockstep
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import Team
-from players.decomposition.options import ROOT_POLICIES
+from players.decomposition.options import FreshClusterOptions
+from players.decomposition.registry import NODE
 from players.decomposition.result import NodeClock
 from players.decomposition.root_policy import run_root_policy
 from players.decomposition.runner import drop_prefix
 from players.decomposition.split_clock import run_split_clock
 
-CLOCK_ALGORITHMS = ("aspiration", "lazy_cluster") + MASTER_TREES + ROOT_POLICIES  # measured on the node clock
-# (and splitting with node_clock)
-CLOCK_ONLY = MASTER_TREES + ("lazy_cluster",) + ROOT_POLICIES  # no time-based rows: node clock only
 MAX_CLOCK_WORKERS = 16
 OVERRUN_AFTER = 4  # the lazy cluster's restarts of one iteration before it runs to its end (master_worker's)
 
 
 def on_clock(variant: DecompositionConfig) -> bool:
-    """Whether the variant has node-clock rows."""
-    return variant.algorithm in CLOCK_ALGORITHMS or variant.split_clock is not None
+    """Whether the variant has node-clock rows: it runs on the node clock (its options say so),
+    or its row's wall-clock master does on a runner without a client (parallel aspiration)."""
+    return variant.clock == NODE or variant.row.node_master
 
 
 def clock_only(variant: DecompositionConfig) -> bool:
-    """Whether the variant has node-clock rows only (no time-based or oversubscribed ones)."""
-    return variant.algorithm in CLOCK_ONLY or variant.split_clock is not None
+    """Whether the variant has node-clock rows only (no time-based or oversubscribed ones): its
+    options run it on the node clock, where no wall-clock master can."""
+    return variant.clock == NODE
 
 
 @dataclass
@@ -109,7 +115,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
             clocks, agree = [], 0
             started = time.perf_counter()
             for i, fen in enumerate(fens):
-                if v.algorithm == "aspiration":  # the wall clock's master, its runner without a client
+                if v.row.node_master:  # the wall clock's master, its runner without a client
                     key = f"{v.name}-clock{k}-{i}-{time.time_ns()}"
                     try:
                         master = Master(runner, v.search, key, **v.master_options())
@@ -131,10 +137,14 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
 
 def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
     """One position searched to ``depth`` on ``k`` node-clock workers from fresh tables, the
-    master's too: its score and its clock (``SlicedResult.clock``).  The lazy cluster's workers
+    master's too: its score and its clock (``SlicedResult.clock``; the fresh cluster's,
+    :func:`fresh_clock`).  The lazy cluster's workers
     run an iteration that restarted ``OVERRUN_AFTER`` times to its end (an exact search's table
     carries little progress from one restart to the next)."""
     v = variant.with_workers(k)
+    if isinstance(v.options, FreshClusterOptions):
+        r = FreshCluster(node_config(v.options), v.search.engine_searcher).search(fen, None, depth)
+        return r.score, fresh_clock(r, v.options.batch)
     team = Team(variant.search, k)
     try:
         if v.master_tree is not None:
@@ -148,6 +158,15 @@ def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tu
     finally:
         team.close()
     return r.score, r.clock
+
+
+def fresh_clock(r: FreshClusterResult, batch: int) -> NodeClock:
+    """The fresh cluster's move as a speedup row counts it.  T_k is the checkpoint at which the
+    coordinator finds every worker done (the rounds held + 1, × ``batch``), as the lazy
+    cluster's T_k is the slices until every worker was done: the vote needs every worker's
+    answer.  It exceeds the last worker's own nodes by at most a batch.  N is all workers'
+    nodes; the messages are the exchange's (sender, receiver) transmissions."""
+    return NodeClock(len(r.worker_nodes), time=(r.rounds + 1) * batch, nodes=r.nodes, messages=r.messages)
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \

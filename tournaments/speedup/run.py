@@ -15,7 +15,8 @@ made just before them, since a shared machine's speed drifts over minutes.
     workers: [1, 2]            # time-based rows
     node_workers: [4, 8]       # oversubscribed: node-based rows (SO)
     clock_workers: [1, 2, 4, 8, 16]   # node-clock rows (``.nodes``) of the algorithms that have them
-                                      # (aspiration, master_tree; splitting with node_clock: true)
+                                      # (aspiration, master_tree, fresh_cluster; splitting with
+                                      # node_clock: true)
     search: {exact: true, null_move: false, lmr: false, futility: false}
     algorithms:
       - {name: root-split, algorithm: root_split, score_sharing: false}

@@ -11,11 +11,22 @@ from tournaments.match.config import load_match
 @pytest.mark.parametrize("change, message", [
     ({"share": 1.5}, "cascade.yaml:4: share: share must be between 0 and 1"),
     ({"decomposition": "algorithm: pv_split\nworkers: 2\n"}, "pv_split: phase 2 searches the candidates only"),
+    ({"decomposition": "algorithm: lazy_smp\nworkers: 2\n"}, "lazy_smp: phase 2 searches the candidates only, "
+                                                              "which needs abdada or lazy_smp with shared_table: true"),
+    ({"decomposition": "algorithm: ybw\nworkers: 2\nthreads: true\nshared_table: true\n"},
+     "ybw: phase 2 searches the candidates only"),  # its root can be restricted, but its table is a process's
+    ({"decomposition": "algorithm: fresh_cluster\nworkers: 2\n"}, "fresh_cluster: phase 2 searches the candidates"),
     ({"unanimous": "vote"}, "'vote' is not one of play, widen, search"),
 ])
 def test_bad_cascade_files_name_the_field(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
         load_cascade(write(tmp_path, **change))
+
+
+@pytest.mark.parametrize("decomposition", ["algorithm: abdada\nworkers: 2\nshared_table: true\n",
+                                           "algorithm: lazy_smp\nworkers: 2\nshared_table: true\n"])
+def test_phase_2_searches_over_one_shared_table(tmp_path, decomposition):
+    assert load_cascade(write(tmp_path, decomposition=decomposition)).decomposition.shared_table
 
 
 def test_an_in_process_cascade_may_share_the_machine_with_other_games(tmp_path):

@@ -97,6 +97,16 @@ def test_every_algorithm_is_a_row_whose_entry_points_exist():
         registry.row("dts")
 
 
+def test_the_rows_answer_what_other_layers_ask():
+    """The cascade's phase 2 needs a root restricted on the wall clock over one shared table;
+    the speedup's node clock runs one wall-clock master as it is (parallel aspiration)."""
+    from players.decomposition import registry
+    over_table = lambda shared: registry.names(lambda r: registry.WALL in r.searchmoves and r.shares_table(shared))
+    assert (over_table(False), over_table(True)) == (("abdada",), ("lazy_smp", "abdada"))
+    assert registry.names(lambda r: r.node_master) == ("aspiration",)
+    assert all(registry.NODE in r.clocks for r in registry.ROWS if r.node_master)
+
+
 @pytest.mark.parametrize("text, clock, team", [
     ("algorithm: pv_split", "wall", False), ("algorithm: pv_split\nnode_clock: true", "node", True),
     ("algorithm: aspiration", "wall", False), ("algorithm: lazy_cluster", "node", True),

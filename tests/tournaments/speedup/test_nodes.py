@@ -148,3 +148,44 @@ def test_the_shipped_cluster_file_lists_every_node_clock_algorithm():
                if v.algorithm in ("root_split", "pv_split", "dynamic_split"))
     assert {v.name for v in variants} >= {"root-split", "root-split+sharing", "root-split+pvs",
                                           "root-split+speculative", "pv-split+pvs", "dynamic-split+pvs"}
+
+
+FRESH_CONFIG = """
+name: tiny-fresh
+positions: {positions}
+depth: 4
+limit: 2
+workers: []
+node_workers: []
+clock_workers: [1, 4]
+search: {{exact: true, null_move: false, lmr: false, futility: false, hash_mb: 2}}
+algorithms:
+  - {{name: fresh-cluster, algorithm: fresh_cluster, batch: 300, latency: 300, threshold: 2}}
+"""
+
+
+def test_fresh_cluster_rows_on_the_node_clock(tmp_path, data_dir):
+    """The fresh cluster to a fixed depth has node-clock rows only: T_k whole checkpoints, every
+    answer the sequential score (exact mode), one worker the plain searcher node for node (its
+    N is N_1: no search overhead) and done within a batch of its T, four workers exchanging."""
+    path = tmp_path / "fresh.yaml"
+    path.write_text(FRESH_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
+    settings, variants = load_speedup(path)
+    lines: list[str] = []
+    rows = run_speedup(settings, variants, out=lines.append)
+    assert [(r.algorithm, r.workers) for r in rows] == [("fresh-cluster", 1), ("fresh-cluster", 4)]
+    n1 = int(lines[0].split("N ")[1].split()[0])  # "sequential: T ... s  N <n1>  VR ..."
+    one, four = rows
+    for r in rows:
+        assert isinstance(r, NodeRow) and r.agree == r.positions == 2
+        assert r.T % 300 == 0 and r.N > 0 and r.S == pytest.approx(n1 / r.T) and 0 < r.production <= 1
+    assert one.N == n1 and one.SO == 0 and n1 <= one.T <= n1 + 2 * 300 and one.messages == 0
+    assert four.messages > 0 and four.N > n1
+
+
+def test_the_deep_file_measures_the_fresh_cluster_with_stockfish_defaults():
+    settings, variants = load_speedup("speedup-deep")
+    fresh = next(v for v in variants if v.algorithm == "fresh_cluster")
+    o = fresh.options
+    assert (fresh.name, o.batch, o.threshold, o.adaptive, o.buffer, o.topology, o.latency, o.carry, o.realtime) == \
+        ("fresh-cluster", 1000, 4, False, 16, "ring", 1000, True, False)
