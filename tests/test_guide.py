@@ -130,7 +130,8 @@ def run_block(block: Block, folder: Path, number: int, address: str | None = Non
 
 
 def prepare(folder: Path) -> None:
-    for name in ("docs", "benchmarks"):
+    """A folder that looks like the checkout to the guide's commands (which read, never write, these)."""
+    for name in ("docs", "benchmarks", "data"):
         (folder / name).symlink_to(ROOT / name)
 
 
