@@ -143,9 +143,6 @@ RESULT_PAGE_MAX = 12_000
 GENERATED = ("results/**/summary.md", "results/**/report.md", "results/scaling/table.md", "results/scaling/map/table.md",
              "results/scaling/suites/*.md", "results/scaling/cluster-candidates.md",
              "results/scaling/lazy-cluster-moves.md", "results/scaling/abdada-cores.md", "results/fresh-cluster/*.md")
-# Not counted while it is worked on: the plan of the decomposition's refactor (issue 57), which
-# design/decomposition.md replaces once the refactor lands.
-WORKING_PLANS = ("design/decomposition-plan.md",)
 GENERATED_REGION = re.compile(r"^<!-- ([^>]+?): begin -->$.*?^<!-- \1: end -->$", re.M | re.S)
 
 
@@ -155,7 +152,7 @@ def hand_written(text: str) -> int:
 
 def documentation() -> dict[str, int]:
     docs = ROOT / "docs"
-    skipped = {p for pattern in GENERATED + WORKING_PLANS for p in docs.glob(pattern)}
+    skipped = {p for pattern in GENERATED for p in docs.glob(pattern)}
     pages = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted(set(docs.rglob("*.md")) - skipped)]
     return {p.relative_to(ROOT).as_posix(): hand_written(p.read_text(encoding="utf-8")) for p in pages}
 
@@ -188,7 +185,6 @@ def test_the_design_names_only_code_that_exists():
     # The design pages point at code by path (backticked: the site holds no code to link to), so
     # that a renamed module shows here, not in a reader's failed search.
     missing = [f"{page.name}: {path}" for page in sorted((ROOT / "docs" / "design").glob("*.md"))
-               if page.name not in {p.split("/")[-1] for p in WORKING_PLANS}
                for path in CODE_PATH.findall(page.read_text(encoding="utf-8"))
                if not (ROOT / path.rstrip(".")).exists()]
     assert not missing, f"paths the design names that are not in the repository: {missing}"
