@@ -17,6 +17,7 @@ from players.decomposition.options import FreshClusterOptions
 from players.limits import Limit
 from players.position import Position
 from tests.test_real_cluster import scheduler  # noqa: F401 - the external scheduler's fixture
+from tests.uci_checks import answers_two_go_nodes
 
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
 
@@ -152,17 +153,7 @@ def test_a_short_match_finishes(tmp_path):
 
 
 def test_uci_fresh_cluster_answers_go_nodes():
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "concilio", "uci", "fresh-cluster"],
-                                                 timeout=120)
-    try:
-        assert "fresh_cluster" in engine.id["name"]
-        board = chess.Board()
-        result = engine.play(board, chess.engine.Limit(nodes=3000), info=chess.engine.INFO_ALL)
-        assert result.move in board.legal_moves
-        board.push(result.move)
-        assert engine.play(board, chess.engine.Limit(nodes=3000)).move in board.legal_moves
-    finally:
-        engine.quit()
+    answers_two_go_nodes("fresh-cluster", "fresh_cluster", 3000)
 
 
 def test_in_real_time_on_threads_of_this_process():

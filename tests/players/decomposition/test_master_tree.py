@@ -3,7 +3,6 @@
 when a CUT node cuts, the bounds' back-up, the sequential answer in the exact mode, the
 node clock's determinism, the exchange, the YAML and the player."""
 import random
-import sys
 from dataclasses import replace
 
 import chess
@@ -20,6 +19,7 @@ from players.limits import Limit
 from players.position import Position
 
 from .conftest import EXACT
+from tests.uci_checks import answers_two_go_nodes
 
 SMALL = replace(EXACT, hash_mb=2)
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
@@ -286,17 +286,7 @@ def test_the_decomposition_player_plays_the_master_tree():
 
 
 def test_uci_master_tree_answers_go_nodes():
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "concilio", "uci", "master-tree"],
-                                                 timeout=120)
-    try:
-        assert "master_tree" in engine.id["name"]
-        board = chess.Board()
-        result = engine.play(board, chess.engine.Limit(nodes=10000))
-        assert result.move in board.legal_moves
-        board.push(result.move)
-        assert engine.play(board, chess.engine.Limit(nodes=10000)).move in board.legal_moves
-    finally:
-        engine.quit()
+    answers_two_go_nodes("master-tree", "master_tree", 10000)
 
 
 def test_every_node_of_a_chess_tree_has_the_sequential_depth():

@@ -2,7 +2,6 @@
 sequential answer in exact mode at 1 to 16 workers, the deal of the root moves, UIDPABS's
 windows and choice, the list scheduling of Devesa's jobs and its clock, the budget, the YAML,
 the player and UCI."""
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from players.decomposition.root_worker import ClockTeam, RootPolicyConfig, RootS
 from players.limits import Limit
 
 from .conftest import EXACT
+from tests.uci_checks import answers_two_go_nodes
 
 SMALL = replace(EXACT, hash_mb=1)
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
@@ -221,16 +221,7 @@ def test_the_decomposition_player_plays_the_root_policies():
 
 @pytest.mark.parametrize("name", ["uidpabs", "mixed"])
 def test_uci_root_policies_answer_go_nodes(name):
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "concilio", "uci", name], timeout=120)
-    try:
-        assert name in engine.id["name"]
-        board = chess.Board()
-        result = engine.play(board, chess.engine.Limit(nodes=20000))
-        assert result.move in board.legal_moves
-        board.push(result.move)
-        assert engine.play(board, chess.engine.Limit(nodes=20000)).move in board.legal_moves
-    finally:
-        engine.quit()
+    answers_two_go_nodes(name, name, 20000)
 
 
 def test_speedup_rows_of_the_root_policies():
