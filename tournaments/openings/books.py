@@ -10,6 +10,7 @@ error that shows its first bad lines, rather than a match that cannot say why it
 from __future__ import annotations
 
 import bisect
+import functools
 import io
 import itertools
 import logging
@@ -28,7 +29,23 @@ BookEntry = tuple[str, tuple[str, ...], str]  # (FEN, UCI moves played from it, 
 
 def read_book(path: Path) -> list[BookEntry]:
     """Openings from an EPD/FEN or PGN book; unreadable entries are left out with one
-    warning naming them, and a book with none usable is a ``DataFileError``."""
+    warning naming them, and a book with none usable is a ``DataFileError``.
+
+    Read once per process while the file is unchanged: a sweep's every point and duel names
+    the same book (and python-chess checks each position), so ``scaling duels --list`` read
+    it some forty times."""
+    path = Path(path)
+    stat = path.stat()
+    return list(_read_book(path.resolve(), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=16)
+def _read_book(path: Path, mtime_ns: int, size: int) -> tuple[BookEntry, ...]:
+    """The book at ``path`` as it is at that modification time and size (the cache's key)."""
+    return tuple(_parse_book(path))
+
+
+def _parse_book(path: Path) -> list[BookEntry]:
     text = read_text(path)
     book, problems = (read_pgn if path.suffix.lower() == ".pgn" else read_position_lines)(text, path.name)
     if not book:

@@ -16,6 +16,7 @@ of a match's openings began training games.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,12 +82,19 @@ def training_openings(path: str | Path) -> set[str]:
 def excluded_openings(path: str | Path) -> set[str]:
     """The position keys a match leaves out for ``path``: the openings a training set's games
     began from (an exported ``.epd`` with self-play lines, or a ``.sqlite`` label store), or
-    else every opening of a book (a position, or a PGN line's end)."""
+    else every opening of a book (a position, or a PGN line's end).  Read once per process
+    while the file is unchanged (every point of a sweep excludes the same training set)."""
     path = Path(path)
+    stat = path.stat()
+    return set(_excluded_openings(path.resolve(), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=16)
+def _excluded_openings(path: Path, mtime_ns: int, size: int) -> frozenset[str]:
     keys = training_openings(path)
     if keys or path.suffix == ".sqlite":
-        return keys
-    return book_keys(read_book(path))
+        return frozenset(keys)
+    return frozenset(book_keys(read_book(path)))
 
 
 @dataclass(frozen=True)

@@ -111,3 +111,20 @@ def test_a_pgn_book_reads_its_good_games_and_names_the_bad_one(tmp_path, caplog)
     assert len(records) == 1
     assert "line 7: game 2: illegal san: 'Ke3'" in records[0].getMessage()
     assert not [r for r in caplog.records if r.name == "chess.pgn"]  # python-chess's own log stays quiet
+
+
+def test_a_book_is_read_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    import os
+
+    import tournaments.openings.books as books
+    path = tmp_path / "b.epd"
+    path.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
+    parsed = []
+    real = books._parse_book
+    monkeypatch.setattr(books, "_parse_book", lambda p: parsed.append(p) or real(p))
+    first = books.read_book(path)
+    first.clear()  # a caller's list is its own
+    assert len(books.read_book(path)) == 1 and len(parsed) == 1
+    path.write_text(path.read_text() + "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n")
+    os.utime(path, ns=(1, 1))  # a new modification time, whatever the clock's resolution
+    assert len(books.read_book(path)) == 2 and len(parsed) == 2
