@@ -52,12 +52,22 @@ def add_parser(sub) -> None:
     q.add_argument("config", nargs="?", default="sweep", help="sweep file, or a name in configs/scaling")
     q.add_argument("--output", type=Path, default=Path("reports/scaling"), help="folder for table.md and elo.png")
     q.add_argument("--document", type=Path, help="also put the table between the sweep-table markers of this file")
+    q = command(step, "budgets", "sweeps that differ only in N side by side, by time per move: the best of each "
+                                 "way at every k, and decomposition without shared memory against ensembles",
+                "concilio scaling budgets sweep map --output docs/results/scaling/budgets "
+                "--document docs/results/scaling.md")
+    q.add_argument("configs", nargs="+", help="sweep files, or names in configs/scaling, smallest N first")
+    q.add_argument("--output", type=Path, default=Path("reports/budgets"),
+                   help="folder for budgets.md, elo-by-k.png and gap.png")
+    q.add_argument("--document", type=Path, help="also put the table between the budgets markers of this file")
+    q.add_argument("--nps", type=float, help="nodes per second that turn a node budget into milliseconds "
+                                             "(default: the full engine's measured 1.9 M)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     return {"play": play, "duel": duel, "duels": duels, "archive": carry, "restore": carry,
-            "report": report}[args.step](args)
+            "report": report, "budgets": budgets}[args.step](args)
 
 
 def play(args: argparse.Namespace) -> int:
@@ -138,4 +148,15 @@ def report(args: argparse.Namespace) -> int:
     table, image = write_report(sweep, args.output, args.document)
     print(table.read_text())
     print(f"table: {table}" + (f"  plot: {image}" if image else ""))
+    return 0
+
+
+def budgets(args: argparse.Namespace) -> int:
+    """Sweeps at several budgets read side by side (``tournaments.scaling.budgets``)."""
+    from tournaments.scaling.budgets import ENGINE_NPS, write_budgets
+    from tournaments.scaling.config import load_sweep
+    sweeps = sorted((load_sweep(c) for c in args.configs), key=lambda s: s.nodes)
+    text, images = write_budgets(sweeps, args.output, args.document, args.nps or ENGINE_NPS)
+    print(text.read_text())
+    print(f"table: {text}" + "".join(f"  plot: {i}" for i in images))
     return 0

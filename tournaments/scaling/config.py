@@ -24,7 +24,8 @@ An arm's ``player`` is any catalog name (``ensemble.catalog``), or a mapping fro
 shared table) or ``per_worker`` (N for each worker, k × N in all); ``equal_time: true`` scales
 each worker's N by its measured speed (``players.speed``); ``from: 2`` plays no point below
 k = 2 (where the arm's player would be the baseline itself); ``variant_of: S`` marks an arm as
-another arm's algorithm under another rule, a pair no duel is played for.
+another arm's algorithm under another rule, a pair no duel is played for; ``way`` says how the
+arm spends its workers (one of ``WAYS``), which the comparison across budgets groups by.
 
 Why a file of its own rather than one match file per point: the points must share every rule
 (openings, adjudication, N) so that they are comparable, and one place says which player
@@ -50,7 +51,11 @@ from tournaments.match.config import MatchConfig, load_match
 
 TOP_KEYS = {"name", "description", "ceiling", "nodes", "workers", "games", "openings", "max_plies", "adjudication",
             "concurrency", "output", "archive", "arms", "cluster"}
-ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from", "variant_of"}
+ARM_KEYS = {"label", "player", "workers", "budget", "equal_time", "from", "variant_of", "way"}
+# How an arm spends its k workers, for comparing budgets (``tournaments.scaling.budgets``): the
+# ceiling, a decomposition over one shared memory, one whose workers share none (message passing),
+# or an ensemble of instances that differ in knowledge.
+WAYS = ("ceiling", "shared_memory", "message_passing", "ensemble")
 BUDGETS = ("total", "per_worker")
 DUEL_GAMES = 2000  # the most a duel plays; the SPRT usually stops it long before
 DUEL_SPRT = {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "min_games": 400}
@@ -69,6 +74,7 @@ class Arm:
     equal_time: bool = False
     first: int = 1  # no point below this k (at k = 1 most arms are the baseline itself)
     variant_of: str | None = None  # the same algorithm under another rule (A: S at its whole budget): no duel
+    way: str | None = None  # one of WAYS, or None: left out of the comparison across budgets
 
     def player(self, k: int) -> str | None:
         """The catalog name that stands for this arm at k workers (None: no point at k)."""
@@ -261,5 +267,9 @@ def _arm(src: YamlSource, key: str, value: Any, workers: list[int]) -> Arm | Non
     if variant_of is not None and (not isinstance(variant_of, str) or variant_of == key):
         src.problem(path + ("variant_of",), "expected another arm's key")
         variant_of = None
+    way = data.get("way")
+    if way is not None and way not in WAYS:
+        src.problem(path + ("way",), f"{way!r} is not one of {', '.join(WAYS)}")
+        way = None
     return Arm(key, str(data.get("label", key)), tuple(players), "workers" in data, str(budget),
-               get_bool(src, data, path + ("equal_time",), False), first, variant_of)
+               get_bool(src, data, path + ("equal_time",), False), first, variant_of, way)

@@ -410,15 +410,15 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
         begin, end = markers(sweep, "table")
         if begin not in text or end not in text:
             raise ValueError(f"{document}: no '{begin}' … '{end}' markers to put the table between")
-        text = _between(text, begin, end, lines)
+        text = between(text, begin, end, lines)
         begin, end = markers(sweep, "by k")
         if begin in text and end in text:
-            text = _between(text, begin, end, by_k(sweep, points))
+            text = between(text, begin, end, by_k(sweep, points))
         document.write_text(text)
     return table_path, image
 
 
-def _between(text: str, begin: str, end: str, lines: list[str]) -> str:
+def between(text: str, begin: str, end: str, lines: list[str]) -> str:
     """``text`` with what stands between the markers replaced by ``lines``."""
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
