@@ -77,19 +77,14 @@ import time
 import chess
 
 from players.core.search import MAX_PLY
-from .aspiration import parallel_aspiration
-from .registry import ALGORITHMS, MASTER_TREES
+from .registry import ALGORITHMS, MASTER_TREES, WALL, WallSearch, names, row
 from .result import ParallelResult, Tally
-from .smp import lazy_smp, shared_smp, ybw_search
 from .split_policies import SplitOptions, Splitting, fold_answer
 from .trees import ORDER_VALUE, BoardTree, board_after, child_depth, ordered_moves
 from .wall import Aborted, WallDriver, WallMaster, completed
 
 __all__ = ["ALGORITHMS", "MASTER_TREES", "ORDER_VALUE", "Aborted", "Master", "ParallelResult", "Tally", "board_after",
            "child_depth", "completed", "fold_answer", "iterate", "ordered_moves"]
-
-SPLITTING = ("root_split", "peer", "pv_split", "dynamic_split")
-
 
 class Master(WallMaster):
     """The splitting algorithms' master on the wall clock: root, speculative, PV and dynamic
@@ -128,10 +123,10 @@ class Master(WallMaster):
         return self._drive(fen, moves, 0, lambda p: p.peer(depth, kids))
 
 
-def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
-              start: float) -> ParallelResult:
+def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
     """Iterative deepening of a splitting algorithm: the policy's iterations until ``depth``, or
     until an abort discards the iteration under way and the last completed one answers."""
+    start = time.perf_counter()
     if algorithm in ("pv_split", "dynamic_split"):
         master.dynamic = algorithm == "dynamic_split"
     driver, policy = master.policy(fen, moves, algorithm, depth=depth, start=start)
@@ -145,30 +140,20 @@ def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], 
                           driver.history)
 
 
-def iterate(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
+def iterate(master: WallMaster, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,
             tt_exchange: int = 1000, searchmoves: tuple[str, ...] = ()) -> ParallelResult:
-    """Iterative deepening to ``depth`` with the chosen algorithm (root reordering between
-    iterations).  ``master.abort()`` (a deadline) or ``master.node_limit`` ends it early:
-    the interrupted iteration is discarded and the last completed one answers.
-    ``searchmoves`` restricts the root to those moves (the cascade's second phase); only
-    the algorithms over a shared table, where every worker searches from the root, can."""
-    start = time.perf_counter()
-    if algorithm == "abdada" or (algorithm == "lazy_smp" and master.options.table):
-        return shared_smp(master, fen, moves, depth, searchmoves)
-    if algorithm == "ybw":  # its threads search from the root in one process
-        return ybw_search(master, fen, moves, depth, searchmoves)
-    if searchmoves:
-        raise ValueError(f"{algorithm}: only abdada, ybw and lazy_smp over a shared table can restrict the root moves")
-    if algorithm == "lazy_smp":
-        return lazy_smp(master, fen, moves, depth, tt_exchange)
-    if algorithm == "lazy_cluster":
-        raise ValueError("lazy_cluster runs in lockstep (players.decomposition.lockstep), not through a Master")
-    if algorithm in MASTER_TREES:
-        raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.master_clock), not through a Master")
-    if algorithm in ("uidpabs", "mixed"):
-        raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.root_policy), not through a Master")
-    if algorithm == "aspiration":  # parallel aspiration, its own module
-        return parallel_aspiration(master, fen, moves, depth)
-    if algorithm not in SPLITTING:
-        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    return splitting(master, algorithm, fen, moves, depth, start)
+    """Iterative deepening to ``depth`` with the chosen algorithm, by its registry row's ``wall``
+    entry.  ``master.abort()`` (a deadline) or ``master.node_limit`` ends it early: the
+    interrupted iteration is discarded and the last completed one answers.  ``searchmoves``
+    restricts the root to those moves (the cascade's second phase), where the row allows it."""
+    try:
+        found = row(algorithm)
+    except KeyError:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}") from None
+    if found.wall is None:
+        where = found.run.module if found.run else "its own module"
+        raise ValueError(f"{algorithm} runs on the node clock (players.decomposition.{where}), not through a Master")
+    if searchmoves and WALL not in found.searchmoves:
+        raise ValueError(f"{algorithm}: only {', '.join(names(lambda r: WALL in r.searchmoves))} "
+                         "can restrict the root moves")
+    return found.wall.load()(master, WallSearch(algorithm, fen, moves, depth, searchmoves, tt_exchange))

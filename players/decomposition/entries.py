@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .config import DecompositionConfig
     from .options import LockstepConfig, MasterTreeConfig, RootPolicyConfig, SplitClockConfig
-    from .registry import ClockedSearch
+    from .registry import ClockedSearch, WallSearch
+    from .result import ParallelResult
+    from .wall import WallMaster
 
 
 def master_team(config: DecompositionConfig):
@@ -49,3 +51,29 @@ def root_policy(team, options: RootPolicyConfig, s: ClockedSearch):
 def lockstep(team, options: LockstepConfig, s: ClockedSearch):
     from .lockstep import run_lockstep
     return run_lockstep(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves)
+
+
+def smp(master: WallMaster, s: WallSearch) -> ParallelResult:
+    """Lazy SMP and ABDADA: over a shared table every worker searches from the root in one job
+    (and the root can be restricted); without one, lazy SMP merges the tables between iterations."""
+    from .smp import lazy_smp, shared_smp
+    if master.options.table:
+        return shared_smp(master, s.fen, s.moves, s.depth, s.searchmoves)
+    if s.searchmoves:
+        raise ValueError(f"{s.algorithm}: the root moves can be restricted only over a shared table")
+    return lazy_smp(master, s.fen, s.moves, s.depth, s.tt_exchange)
+
+
+def ybw(master: WallMaster, s: WallSearch) -> ParallelResult:
+    from .smp import ybw_search
+    return ybw_search(master, s.fen, s.moves, s.depth, s.searchmoves)
+
+
+def aspiration(master: WallMaster, s: WallSearch) -> ParallelResult:
+    from .aspiration import parallel_aspiration
+    return parallel_aspiration(master, s.fen, s.moves, s.depth)
+
+
+def splitting(master: WallMaster, s: WallSearch) -> ParallelResult:
+    from .algorithms import splitting as drive
+    return drive(master, s.algorithm, s.fen, s.moves, s.depth)

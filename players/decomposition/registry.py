@@ -14,7 +14,9 @@ algorithm's module gives them with these signatures:
 * ``team(config: DecompositionConfig)`` -> the workers, kept for a game: ``new_game()``,
   ``close()`` (and ``stop()`` if a stop order must reach them other than through ``stopped``);
 * ``run(team, options, search: ClockedSearch)`` -> one move's result: ``move``, ``score``,
-  ``depth``, ``pv``, ``nodes``, ``iterations`` and ``metrics()`` (the line the player logs).
+  ``depth``, ``pv``, ``nodes``, ``iterations`` and ``metrics()`` (the line the player logs);
+* ``wall(master, search: WallSearch)`` -> one move's iterative deepening on the wall clock,
+  driven from a master over a runner (``algorithms.iterate``), a ``ParallelResult``.
 """
 from __future__ import annotations
 
@@ -55,6 +57,18 @@ class ClockedSearch:
 
 
 @dataclass(frozen=True)
+class WallSearch:
+    """One move's iterative deepening from a master (``wall``)."""
+
+    algorithm: str
+    fen: str
+    moves: tuple[str, ...]
+    depth: int
+    searchmoves: tuple[str, ...] = ()
+    tt_exchange: int = 1000  # lazy SMP without a shared table: entries merged after every iteration
+
+
+@dataclass(frozen=True)
 class Algorithm:
     """One algorithm's row."""
 
@@ -71,6 +85,7 @@ class Algorithm:
     defer: bool = False  # its searchers put off moves another worker searches (ABDADA)
     node_master: bool = False  # on the node clock it is its wall clock's master on a runner without a client
     # (no options of its own: the node clock counts what the master's jobs search)
+    wall: Entry | None = None  # its iterative deepening from a master on a runner (None: not driven so)
 
     def shares_table(self, shared_table: bool) -> bool:
         """Whether its workers search over one shared table: always if it needs one (ABDADA); if
@@ -79,25 +94,27 @@ class Algorithm:
 
 
 def _row(name: str, options: type[Options], clocks: tuple[str, ...], regime: str | None, memory: str,
-         searchmoves: tuple[str, ...] = (), team: str | None = None, run: str | None = None, **more) -> Algorithm:
-    """A row whose team and run are wrappers in :mod:`.entries`."""
+         searchmoves: tuple[str, ...] = (), team: str | None = None, run: str | None = None,
+         wall: str | None = None, **more) -> Algorithm:
+    """A row whose team, run and wall are wrappers in :mod:`.entries`."""
     return Algorithm(name, options, clocks, regime, memory, searchmoves,
-                     Entry("entries", team) if team else None, Entry("entries", run) if run else None, **more)
+                     Entry("entries", team) if team else None, Entry("entries", run) if run else None,
+                     wall=Entry("entries", wall) if wall else None, **more)
 
 
-_SPLIT = dict(team="master_team", run="split_clock")
+_SPLIT = dict(team="master_team", run="split_clock", wall="splitting")
 _TREE = dict(team="master_team", run="master_tree")
 _ROOT = dict(team="master_team", run="root_policy")
 
 ROWS: tuple[Algorithm, ...] = (
     _row("root_split", RootSplitOptions, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
-    _row("peer", WallOptions, (WALL,), None, "optional"),
+    _row("peer", WallOptions, (WALL,), None, "optional", wall="splitting"),
     _row("pv_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
     _row("dynamic_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
-    _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,)),  # searchmoves over a shared table
-    _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), defer=True),
-    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,)),
-    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional", node_master=True),
+    _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,), wall="smp"),  # searchmoves: shared table only
+    _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), wall="smp", defer=True),
+    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,), wall="ybw"),
+    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional", wall="aspiration", node_master=True),
     _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep_team", "lockstep",
          in_this_process=False),
     _row("master_tree", MasterTreeConfig, (NODE,), "sliced", "never", (NODE,), **_TREE),
