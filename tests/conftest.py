@@ -1,11 +1,21 @@
 """Test fixtures: the data sets that ship with Concilio, the engine README.md names, and the
 ``--slow`` switch."""
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from base.resources import packaged
+
+# The folder of the cold-start probe the controller started (tests/concilio/cold_start_probe.py);
+# the test processes inherit it and read the probe's result there.
+COLD_START_ENV = "CONCILIO_TEST_COLD_START"
+COLD_START_PROBE = Path(__file__).resolve().parent / "concilio" / "cold_start_probe.py"
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +55,23 @@ def pytest_configure(config):
     with two cores shared among them."""
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: its controller has done it
         return
+    if config.getoption("--slow") and COLD_START_ENV not in os.environ:
+        # The suite's one cold compile, a minute, started now: on the core this warm-up leaves idle.
+        folder = tempfile.mkdtemp(prefix="concilio-cold-start-")
+        os.environ[COLD_START_ENV] = folder
+        config._cold_start = (folder, subprocess.Popen([sys.executable, str(COLD_START_PROBE), folder],
+                                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     import players.core.shared_search  # noqa: F401 - compiles when imported (explicit signatures)
     import players.threads.ybw_search  # noqa: F401
     from players.bench import run_bench
     run_bench(depth=3)  # the search and the evaluation, compiled at their first call
+
+
+def pytest_unconfigure(config):
+    started = getattr(config, "_cold_start", None)
+    if started is not None:
+        folder, process = started
+        process.kill()
+        process.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(COLD_START_ENV, None)
