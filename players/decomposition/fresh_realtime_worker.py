@@ -43,7 +43,6 @@ from players.core.exchange import configure, paused_at, release, set_move, set_p
 from players.core.tt import tt_import, tt_probe
 from players.limits import Limit
 from players.position import Position
-from players.searcher import Searcher
 from .fresh_cluster import Part, adapt
 from .jobs import SearcherConfig
 from .lockstep import WorkerAnswer, skips
@@ -51,13 +50,6 @@ from .lockstep import WorkerAnswer, skips
 FAR = 1 << 62  # a pause point no search reaches: it arms the hooks, it never pauses
 SPINS = 200  # polls of a pause request before sleeping: the search reaches its next node in about a microsecond
 POLL_S = 0.00005
-
-
-def make_searcher(options: SearcherConfig) -> Searcher:
-    """The plain searcher a worker runs (lockstep's workers are built the same way)."""
-    from evaluation.spec import EvalSpec
-    return Searcher(EvalSpec.parse(options.mask, options.weights), options.hash_mb, null_move=options.null_move,
-                    lmr=options.lmr, futility=options.futility, exact=options.exact)
 
 
 @dataclass(frozen=True)
@@ -88,7 +80,7 @@ class RealtimeWorker:
 
     def __init__(self, index: int, options: SearcherConfig, threshold: int, buffer: int) -> None:
         self.index = index
-        self.searcher = make_searcher(options)
+        self.searcher = options.engine_searcher()
         self.buffer = buffer
         self.threshold = threshold
         configure(self.searcher.ctx, threshold, buffer)

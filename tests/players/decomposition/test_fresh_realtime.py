@@ -12,7 +12,7 @@ from base.runner import Done, InlineRunner, ThreadRunner, WorkerLost
 from players.decomposition.fresh_cluster import FreshClusterConfig
 from players.decomposition.fresh_realtime import FreshClusterRealtime, RealtimeConfig, search_realtime
 from players.decomposition.fresh_cluster import adapt
-from players.decomposition.fresh_realtime_worker import make_searcher, rt_exchange, rt_holds
+from players.decomposition.fresh_realtime_worker import rt_exchange, rt_holds
 from players.decomposition.jobs import SearcherConfig
 from players.limits import Limit
 from tests.test_real_cluster import scheduler  # noqa: F401 - the external scheduler's fixture
@@ -53,7 +53,7 @@ def test_an_injected_delay_holds_every_message_back():
 
 
 def test_one_worker_searches_the_plain_searchers_tree():
-    plain = make_searcher(SMALL).search(MIDGAME, Limit(nodes=30_000))
+    plain = SMALL.engine_searcher().search(MIDGAME, Limit(nodes=30_000))
     with ThreadRunner(1) as runner:
         r = search_realtime(runner, config(workers=1, interval_ms=0.5), MIDGAME, Limit(nodes=30_000))
     assert r.pauses > 0  # paused while searching, and the tree unchanged
