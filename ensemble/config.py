@@ -31,6 +31,7 @@ from base.resources import resolve_data_reference
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.limits import Limit
 from players.player import COORDINATED_OVERHEAD_MS, Settings
+from players.searcher_spec import DEFAULT_ASPIRATION, SearcherSpec
 from players.speed import equal_time
 
 from ensemble.calibration import load_calibration
@@ -68,7 +69,7 @@ DEFAULT_NODE_DEADLINE_MS = 120_000
 class SearchOptions:
     """The "directing knowledge" of an instance: how it searches, not what it knows."""
 
-    aspiration: int = 30
+    aspiration: int = DEFAULT_ASPIRATION
     null_move: bool = True
     lmr: bool = True
     futility: bool = True
@@ -83,17 +84,22 @@ class InstanceConfig:
     hash_mb: float = 16
     threads: int = 1  # more than 1: the instance is itself a parallel search (ABDADA on its worker's threads)
 
-    def make_searcher(self):
-        # Imported here: a config is parsed wherever a player is named (a GUI waits for
-        # ``uciok``), and the searchers load the compiled engine (cold, a minute).
-        from players.decomposition.team import TeamSearcher
-        from players.searcher import Searcher
+    @property
+    def searcher(self) -> SearcherSpec:
+        """The instance's searcher as one recipe: its knowledge, table and search options."""
         o = self.search
+        return SearcherSpec.of(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
+                               aspiration=o.aspiration, depth_cap=o.depth_cap)
+
+    def make_searcher(self):
         if self.threads > 1:
+            # Imported here: a config is parsed wherever a player is named (a GUI waits for
+            # ``uciok``), and the team loads the compiled engine (cold, a minute).
+            from players.decomposition.team import TeamSearcher
+            o = self.search
             return TeamSearcher(self.spec, self.threads, self.hash_mb, null_move=o.null_move, lmr=o.lmr,
                                 futility=o.futility)
-        return Searcher(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
-                        aspiration=o.aspiration, depth_cap=o.depth_cap)
+        return self.searcher.build()
 
     def weights_text(self) -> str:
         return " ".join(f"{c}={w:g}" for c, w in zip(CATEGORIES, self.spec.weights) if self.spec.uses(c))

@@ -358,7 +358,7 @@ def team(config: DecompositionConfig) -> FreshCluster | RealtimeTeam:
     this process; with ``realtime`` they are resident on the runner's workers."""
     if config.options.realtime:
         return RealtimeTeam(config)
-    return FreshCluster(node_config(config.options), config.search.engine_searcher)
+    return FreshCluster(node_config(config.options), config.search.build)
 
 
 def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> FreshClusterResult:

@@ -80,7 +80,7 @@ class RealtimeWorker:
 
     def __init__(self, index: int, options: SearcherConfig, threshold: int, buffer: int) -> None:
         self.index = index
-        self.searcher = options.engine_searcher()
+        self.searcher = options.build()
         self.buffer = buffer
         self.threshold = threshold
         configure(self.searcher.ctx, threshold, buffer)

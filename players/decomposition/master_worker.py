@@ -195,7 +195,7 @@ class Worker:
     def __init__(self, index: int, options: SearcherConfig, key: str = "") -> None:
         self.index = index
         self.key = key  # its name where a Dask worker keeps it (lockstep_dask)
-        self.searcher = options.engine_searcher()
+        self.searcher = options.build()
         self.job: Job | None = None
         self.root: Position | None = None
         self.root_moves = np.zeros(0, np.int64)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from base.config import get_bool, get_int, get_number
-from evaluation.spec import CATEGORIES
+from players.searcher_spec import SearcherSpec
 
 if TYPE_CHECKING:
     from base.config import Located, YamlSource
@@ -98,19 +98,13 @@ class SmpOptions(WallOptions):
 
 
 @dataclass(frozen=True)
-class SearcherConfig:
-    """How a worker builds the searcher of a job: evaluation, table and search options
-    (plain data: it travels with every job)."""
+class SearcherConfig(SearcherSpec):
+    """How a worker builds the searcher of a job: a :class:`players.searcher_spec.SearcherSpec`
+    and what a searcher working on one tree with others needs (plain data: it travels with every
+    job)."""
 
-    mask: str = CATEGORIES
-    hash_mb: float = 16
-    null_move: bool = True
-    lmr: bool = True
-    futility: bool = True
-    exact: bool = False  # fixed-depth minimax: parallel and sequential answers must agree
     table: str = ""  # name of the table the workers share (shared memory, or their process's: ``threads``)
     defer: bool = False  # ABDADA: put off moves another worker is searching (needs ``table``)
-    weights: tuple[float, ...] | None = None  # the categories' weights (default 1)
     ybw_threads: int = 0  # YBW: the searcher is a team of this many threads (``.ybw``); 0: one thread, no team
     min_split_depth: int = 4  # YBW: nodes at least this deep may become split points
 
@@ -118,19 +112,12 @@ class SearcherConfig:
         """These options for a YBW team of ``threads`` threads."""
         return replace(self, ybw_threads=threads, min_split_depth=min_split_depth, defer=False)
 
-    def engine_searcher(self):
-        """A plain searcher with a table of its own (the node clock's workers): no shared table,
-        no deferral, one thread."""
-        from evaluation.spec import EvalSpec
-        from players.searcher import Searcher
-        return Searcher(EvalSpec.parse(self.mask, self.weights), self.hash_mb, null_move=self.null_move, lmr=self.lmr,
-                        futility=self.futility, exact=self.exact)
-
     def make_searcher(self):
-        from evaluation.spec import EvalSpec
+        """The searcher of a job that works on one tree with others: over the named shared table
+        (deferring with ABDADA), or a YBW team; :meth:`build` is the plain one."""
         from .shared_searcher import SharedSearcher
         from .tables import shared_table
-        spec = EvalSpec.parse(self.mask, self.weights)
+        spec = self.eval_spec
         table = shared_table(self.table) if self.table else None
         if self.ybw_threads:
             from .ybw import YbwSearcher

@@ -143,7 +143,7 @@ def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tu
     carries little progress from one restart to the next)."""
     v = variant.with_workers(k)
     if isinstance(v.options, FreshClusterOptions):
-        r = FreshCluster(node_config(v.options), v.search.engine_searcher).search(fen, None, depth)
+        r = FreshCluster(node_config(v.options), v.search.build).search(fen, None, depth)
         return r.score, fresh_clock(r, v.options.batch)
     team = Team(variant.search, k)
     try:

@@ -89,7 +89,7 @@ def test_the_player_plays_the_node_clocks_cluster_move_for_move():
     on the same positions: the answer is a pure function of (position, file, game so far)."""
     config = small()
     board = chess.Board()
-    cluster = FreshCluster(node_config(config.options), config.search.engine_searcher)
+    cluster = FreshCluster(node_config(config.options), config.search.build)
     with player(config) as p:
         p.new_game()
         for _ in range(3):
@@ -107,7 +107,7 @@ def test_a_new_game_gives_fresh_tables():
     stamps forgotten), though its tables held the position before."""
     config = small()
     board = chess.Board(BK02)
-    fresh = FreshCluster(node_config(config.options), config.search.engine_searcher)
+    fresh = FreshCluster(node_config(config.options), config.search.build)
     first = fresh.search(Position.from_fen(BK02), 3000)
     with player(config) as p:
         p.search(board, Limit(nodes=3000))
@@ -196,6 +196,6 @@ def test_reading_its_file_and_naming_its_player_load_no_engine():
              "from players.decomposition.config import load_decomposition\n"
              "from players.decomposition.player import DecompositionPlayer\n"
              "load_decomposition('fresh-cluster-realtime'); load_decomposition('fresh-cluster')\n"
-             "print([m for m in sys.modules if m.startswith(('players.core', 'players.searcher'))])\n")
+             "print([m for m in sys.modules if m.startswith('players.core') or m == 'players.searcher'])\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr[-2000:]

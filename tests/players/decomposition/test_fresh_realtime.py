@@ -53,7 +53,7 @@ def test_an_injected_delay_holds_every_message_back():
 
 
 def test_one_worker_searches_the_plain_searchers_tree():
-    plain = SMALL.engine_searcher().search(MIDGAME, Limit(nodes=30_000))
+    plain = SMALL.build().search(MIDGAME, Limit(nodes=30_000))
     with ThreadRunner(1) as runner:
         r = search_realtime(runner, config(workers=1, interval_ms=0.5), MIDGAME, Limit(nodes=30_000))
     assert r.pauses > 0  # paused while searching, and the tree unchanged
