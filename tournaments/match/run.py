@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -274,14 +275,22 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     return MatchOutcome(records, summaries, played, stopped)
 
 
+FAILURES = "failed-games.log"  # in the match's output folder: each failed game's traceback
+
+
 def _play(config: MatchConfig, todo: list[GameSpec], finish: Callable[[GameRecord], bool],
           runner: Runner | None, out: Callable[[str], None] = print) -> bool:
     """Play ``todo`` as the runner's slots free up (``concurrency`` local workers, or the
     workers of ``config.remote``'s scheduler), each finished game handed to ``finish`` at
     once; True when ``finish`` says the match is decided (no further game starts)."""
     def failed(args: tuple, exc: BaseException) -> None:  # the game is replayed on resume
-        print(f"game {args[0].id} failed on its worker ({type(exc).__name__}: {exc}); rerun to replay it",
-              file=sys.stderr)
+        log = config.output / FAILURES
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        print(f"game {args[0].id} failed on its worker ({type(exc).__name__}: {exc}{where}; the traceback is "
+              f"in {log}); rerun to replay it", file=sys.stderr)
+        with open(log, "a") as f:  # a failure seen once in hundreds of games must be readable later
+            f.write(f"game {args[0].id}:\n{''.join(traceback.format_exception(exc))}\n")
 
     # Each game carries its own opening: the book stays here (a task of 1 KB rather than 100 KB
     # with a 1000-opening book, sent to a worker for every game)

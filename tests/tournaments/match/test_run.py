@@ -324,3 +324,30 @@ def test_a_draw_the_thesis_scored_0_38_is_a_draw_and_its_points_are_shown_apart(
     assert "| points | games | W-D-L |" in table and table.count(" thesis points |") == 1
     row = next(line for line in table.splitlines() if line.startswith("| mkp | full |"))
     assert row.startswith("| mkp | full | 1.5 | 4 | 1-1-2 | 1-0-1 | 0-1-1 |") and row.endswith("| 1.38 |")
+
+
+def test_a_game_that_fails_on_its_worker_is_named_logged_and_replayed(tmp_path, monkeypatch, capsys):
+    import tournaments.match.run as match_run
+    config = write(tmp_path, """
+        players: [{name: mp, instance: MP}]
+        games: 4
+        time_control: {nodes: 1000}
+        max_plies: 10
+    """)
+    task = match_run.play_game_task
+
+    def fails_once(spec, *args):
+        if spec.id == "0-2":
+            return [][0]  # an IndexError deep in a game, as a worker would raise it
+        return task(spec, *args)
+
+    monkeypatch.setattr(match_run, "play_game_task", fails_once)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert sorted(r.id for r in outcome.records) == ["0-0", "0-1", "0-3"]  # the others are kept
+    said = capsys.readouterr().err
+    assert "game 0-2 failed on its worker (IndexError: list index out of range at test_run.py:" in said
+    log = (tmp_path / "out" / "failed-games.log").read_text()
+    assert log.startswith("game 0-2:\nTraceback") and "in fails_once" in log
+    monkeypatch.setattr(match_run, "play_game_task", task)
+    again = run_match(config, progress=False, out=lambda line: None)
+    assert again.played == 1 and len(again.records) == 4  # only the failed game is played again
