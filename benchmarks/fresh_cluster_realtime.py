@@ -64,7 +64,7 @@ def main() -> int:
     from benchmarks.provenance import header
     from players.decomposition.fresh_cluster import FreshClusterConfig
     from players.decomposition.fresh_realtime import FreshClusterRealtime, RealtimeConfig
-    from players.decomposition.jobs import SearcherConfig
+    from players.decomposition.options import SearcherConfig
     from players.limits import Limit
 
     options = SearcherConfig()

@@ -49,7 +49,7 @@ from players.searcher import as_position
 from .fresh_cluster import (FreshCluster, FreshClusterConfig, FreshClusterResult, Message, cluster_vote, node_config,
                             route)
 from .fresh_realtime_worker import Exchange, rt_begin, rt_drop, rt_exchange, rt_new_game, rt_stop
-from .jobs import SearcherConfig
+from .options import SearcherConfig
 from .options import FreshClusterOptions
 from .runner import open_runner
 

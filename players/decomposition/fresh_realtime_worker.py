@@ -44,7 +44,7 @@ from players.core.tt import tt_import, tt_probe
 from players.limits import Limit
 from players.position import Position
 from .fresh_cluster import Part, adapt
-from .jobs import SearcherConfig
+from .options import SearcherConfig
 from .lockstep import WorkerAnswer, skips
 
 FAR = 1 << 62  # a pause point no search reaches: it arms the hooks, it never pauses

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from players.result import IterationInfo
 
 if TYPE_CHECKING:
-    from .jobs import JobResult
+    from .worker import JobResult
 
 
 @dataclass

@@ -36,7 +36,7 @@ from base.runner import Runner
 from base.resources import resolve_data_reference
 from players.decomposition.algorithms import Master, ParallelResult, iterate
 from players.decomposition.config import DecompositionConfig, decomposition_from
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from players.decomposition.runner import drop_prefix, latency, new_table, open_runner, release_table
 from players.limits import Limit
 from tournaments.records.epd import read_suite
@@ -176,7 +176,7 @@ def _check_remote(variants: list[DecompositionConfig], remote: Remote) -> None:
 def _on_scheduler(remote: Remote, n: int, out) -> Runner:
     """n slots on the scheduler's workers, once n threads have joined; each loads the search first."""
     from base.runner.dask import START_TIMEOUT_S, DaskRunner
-    from players.decomposition.jobs import warm
+    from players.decomposition.worker import warm
     runner = DaskRunner.start(None, remote.scheduler, warm=warm, min_workers=1, wanted=n, slots=n, tell=out)
     deadline = time.monotonic() + START_TIMEOUT_S
     while len(runner.live()) < n and time.monotonic() < deadline:  # a worker that joins meanwhile gets its slots

@@ -2,7 +2,7 @@
 fixed-depth scores under the exact (pruning-free) search every algorithm must reproduce."""
 import pytest
 
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from players.limits import Limit
 from tournaments.records.epd import read_suite
 

@@ -7,7 +7,7 @@ import chess
 import pytest
 
 from players.decomposition.algorithms import Master, iterate
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from base.runner import InlineRunner
 from players.decomposition.runner import drop_prefix, new_table, open_runner, release_table
 from players.limits import Limit

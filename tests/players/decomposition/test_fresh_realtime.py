@@ -13,7 +13,7 @@ from players.decomposition.fresh_cluster import FreshClusterConfig
 from players.decomposition.fresh_realtime import FreshClusterRealtime, RealtimeConfig, search_realtime
 from players.decomposition.fresh_cluster import adapt
 from players.decomposition.fresh_realtime_worker import rt_exchange, rt_holds
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from players.limits import Limit
 from tests.test_real_cluster import scheduler  # noqa: F401 - the external scheduler's fixture
 

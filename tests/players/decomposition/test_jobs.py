@@ -3,7 +3,8 @@ import time
 
 import chess
 
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition import worker
+from players.decomposition.options import SearcherConfig
 
 EXACT = SearcherConfig(null_move=False, lmr=False, futility=False, exact=True)  # as in conftest
 
@@ -13,7 +14,9 @@ def test_a_job_stopped_before_it_starts_does_not_search():
     first); the job must then answer at once instead of searching to its full depth."""
     import asyncio
 
-    from players.decomposition import worker
+    from base.cluster import worker_address
+    worker.searcher_for("early-key", EXACT)  # what a first job loads (the searcher, Dask's client side),
+    worker_address()  # loaded before the clock starts: the bound is on the stopped job alone
     asyncio.run(worker.stop_jobs(["early-job"]))
     started = time.perf_counter()
     r = worker.run("early-key", EXACT, "early-job", worker.SearchJob(chess.STARTING_FEN, (), 60))

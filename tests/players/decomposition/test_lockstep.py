@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from players.core.tt import BOUND_EXACT, entry_depth, new_table, tt_export_deep, tt_probe, tt_store
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from players.decomposition.master_worker import Entries
 from players.decomposition.lockstep import (InProcess, LockstepConfig, WorkerAnswer, run_lockstep, skips,
                                             vote)

@@ -4,7 +4,7 @@ import time
 
 
 from players.decomposition.algorithms import Master, iterate
-from players.decomposition.jobs import SearcherConfig
+from players.decomposition.options import SearcherConfig
 from players.decomposition.runner import drop_prefix, new_table, open_runner, release_table
 from players.decomposition.tables import local_table_names
 
