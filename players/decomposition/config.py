@@ -42,7 +42,7 @@
     master_depth: 2            # D_pre: plies the master expands; its leaves are the workers' jobs (1..3)
     window_reduction: false    # tree_split, mandatory_first: a running job's window narrows when its
                                # ancestors' values move (Fishburn and Finkel's Update)
-    # uidpabs and mixed (the root policies, players/decomposition/root_policy.py; node clock, in this process):
+    # uidpabs and mixed (the root policies, players/decomposition/uidpabs.py and mixed.py; node clock, in this process):
     order_depth: 4             # mixed: the ordering search's depth (0: Devesa's exhaustive player, no bound);
                                # margin is their windows' half-width around the expected score
     # fresh_cluster (issue 58: fresh deep entries exchanged while the workers search, never restarted;

@@ -42,10 +42,16 @@ def master_tree(team, options: MasterTreeConfig, s: ClockedSearch):
     return run_master_tree(team, options, s.fen, s.moves, s.nodes, s.depth, s.searchmoves, s.stopped)
 
 
-def root_policy(team, options: RootPolicyConfig, s: ClockedSearch):
-    from .root_policy import run_root_policy
-    return run_root_policy(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves,
-                           deepening=s.limits.depth is None)
+def uidpabs(team, options: RootPolicyConfig, s: ClockedSearch):
+    from .uidpabs import run_uidpabs
+    return run_uidpabs(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves)
+
+
+def mixed(team, options: RootPolicyConfig, s: ClockedSearch):
+    """Devesa's strategies: rounds up to a depth limit as a cap, or one round at a fixed depth."""
+    from .mixed import run_mixed
+    return run_mixed(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves,
+                     deepening=s.limits.depth is None)
 
 
 def lockstep(team, options: LockstepConfig, s: ClockedSearch):

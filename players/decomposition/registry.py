@@ -104,7 +104,6 @@ def _row(name: str, options: type[Options], clocks: tuple[str, ...], regime: str
 
 _SPLIT = dict(team="master_team", run="split_clock", wall="splitting")
 _TREE = dict(team="master_team", run="master_tree")
-_ROOT = dict(team="master_team", run="root_policy")
 
 ROWS: tuple[Algorithm, ...] = (
     _row("root_split", RootSplitOptions, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
@@ -120,8 +119,8 @@ ROWS: tuple[Algorithm, ...] = (
     _row("master_tree", MasterTreeConfig, (NODE,), "sliced", "never", (NODE,), **_TREE),
     _row("tree_split", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
     _row("mandatory_first", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
-    _row("uidpabs", RootPolicyConfig, (NODE,), "event", "never", (NODE,), **_ROOT),
-    _row("mixed", OrderDepthOptions, (NODE,), "event", "never", (NODE,), **_ROOT),
+    _row("uidpabs", RootPolicyConfig, (NODE,), "event", "never", (NODE,), team="master_team", run="uidpabs"),
+    _row("mixed", OrderDepthOptions, (NODE,), "event", "never", (NODE,), team="master_team", run="mixed"),
     Algorithm("fresh_cluster", FreshClusterOptions, (NODE, WALL), "checkpoints", "never", (NODE, WALL),
               Entry("fresh_realtime", "team"), Entry("fresh_realtime", "run")),
 )
