@@ -10,7 +10,7 @@ from players.core.search import INF
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.aspiration import boundaries, holding, windows
 from base.runner import _finish, current_state, in_state
-from players.decomposition import jobs
+from players.decomposition import worker
 from base.runner import InlineRunner
 from players.decomposition.runner import drop_prefix, open_runner
 from players.decomposition.worker import WindowJob, run
@@ -21,7 +21,7 @@ from .conftest import EXACT
 def drop_searchers(prefix: str) -> None:
     """Free the searchers a test's jobs left in this process."""
     with in_state(current_state()):
-        _finish(jobs.drop_prefix(prefix))
+        _finish(worker.drop_prefix(prefix))
 
 
 @pytest.mark.parametrize("guess", [0, 73, -250, 31990, -31999])
@@ -120,9 +120,9 @@ def test_the_windows_searchers_are_freed_with_the_runners_key(bk):
     key = f"asp-free-{time.time_ns()}"
     iterate(Master(runner, EXACT, key), "aspiration", bk[0].fen, (), 3)
     with runner.here():
-        assert jobs._SEARCHERS.get(f"{key}-w0") is not None
+        assert worker._SEARCHERS.get(f"{key}-w0") is not None
     with in_state(current_state()):
-        assert jobs._SEARCHERS.get(f"{key}-w0") is None  # not in the calling process's own state
+        assert worker._SEARCHERS.get(f"{key}-w0") is None  # not in the calling process's own state
     drop_prefix(runner, key)
     with runner.here():
-        assert all(jobs._SEARCHERS.get(f"{key}-w{i}") is None for i in range(4))
+        assert all(worker._SEARCHERS.get(f"{key}-w{i}") is None for i in range(4))
