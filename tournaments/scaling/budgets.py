@@ -77,15 +77,17 @@ def best_by_way(sweep: SweepConfig, points: list[PointResult]) -> dict[tuple[int
     return best
 
 
+def gap_at(nodes: int, k: int, best: dict[tuple[int, str], Best]) -> Gap | None:
+    d, e = best.get((k, "message_passing")), best.get((k, "ensemble"))
+    return None if d is None or e is None else Gap(nodes, k, d, e)
+
+
 def gaps(sweeps: list[SweepConfig], collected: list[list[PointResult]]) -> list[Gap]:
-    out = []
+    found = []
     for sweep, points in zip(sweeps, collected):
         best = best_by_way(sweep, points)
-        for k in sweep.workers:
-            d, e = best.get((k, "message_passing")), best.get((k, "ensemble"))
-            if d is not None and e is not None:
-                out.append(Gap(sweep.nodes, k, d, e))
-    return out
+        found += [g for k in sweep.workers if (g := gap_at(sweep.nodes, k, best)) is not None]
+    return found
 
 
 def _cell(b: Best | None) -> str:
@@ -103,14 +105,13 @@ def table(sweeps: list[SweepConfig], collected: list[list[PointResult]], nps: fl
              "estimate ± 1.96 × the two points' standard errors combined.", "",
              "| N (time a move) | k | " + " | ".join(WAY_LABELS.values()) + " | gap: no shared memory − ensemble |",
              "|---|---|" + "---|" * (len(WAY_LABELS) + 1)]
-    found = {(g.nodes, g.k): g for g in gaps(sweeps, collected)}
     for sweep, points in zip(sweeps, collected):
         best = best_by_way(sweep, points)
         for k in sweep.workers:
             cells = [_cell(best.get((k, way))) for way in WAY_LABELS]
             if all(c == "—" for c in cells):
                 continue
-            g = found.get((sweep.nodes, k))
+            g = gap_at(sweep.nodes, k, best)
             gap = "—" if g is None else f"{g.elo:+.0f} [{g.elo - g.half_width:+.0f}, {g.elo + g.half_width:+.0f}]"
             lines.append(f"| {sweep.nodes:,} ({milliseconds(sweep.nodes, nps):.0f} ms) | {k} | "
                          + " | ".join(cells) + f" | {gap} |")
