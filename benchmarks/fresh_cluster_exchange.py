@@ -93,13 +93,14 @@ def main() -> int:
                 for i, fen in enumerate(fens, 1):
                     r = cluster.search(fen, nodes)
                     one = alone.search(fen, Limit(nodes=nodes))
-                    row = dict(nodes=nodes, k=k, game=g, move=i, rounds=r.rounds, messages=r.messages, bytes=r.bytes,
-                               sent=r.entries_sent, originated=r.entries_originated, fresh=round(r.fresh_share, 3),
-                               depth=r.depth, one=one.depth, depths="/".join(map(str, r.worker_depths)))
+                    x = r.exchange
+                    row = dict(nodes=nodes, k=k, game=g, move=i, rounds=x.rounds, messages=r.messages, bytes=x.bytes,
+                               sent=r.entries_sent, originated=x.originated, fresh=round(x.fresh_share, 3),
+                               depth=r.depth, one=one.depth, depths="/".join(map(str, r.depths)))
                     rows.append(row)
                     per.append(row)
-                    print(f"{nodes:<6} {k:<2} {g:>4} {i:>4} {r.rounds:>6} {r.messages:>8} {r.bytes:>8} "
-                          f"{r.entries_sent:>6} {r.entries_originated:>10} {r.fresh_share:>5.2f} {r.depth:>5} "
+                    print(f"{nodes:<6} {k:<2} {g:>4} {i:>4} {x.rounds:>6} {r.messages:>8} {x.bytes:>8} "
+                          f"{r.entries_sent:>6} {x.originated:>10} {x.fresh_share:>5.2f} {r.depth:>5} "
                           f"{one.depth:>3} {row['depths']}", flush=True)
             later = [r["fresh"] for r in per if r["move"] > 1 and r["sent"]]
             summary.append(dict(

@@ -96,7 +96,7 @@ def main() -> int:
         return f"{statistics.median(values):.3f} (mean {statistics.mean(values):.3f})"
 
     on_mean, off_mean = statistics.mean(on), statistics.mean(off)
-    pauses = sum(r.pauses for r in results)
+    pauses = sum(r.real_time.pauses for r in results)
     lines += ["", f"* Runner: {where}; {args.workers} workers, {args.nodes} nodes each, rounds every "
               f"{args.interval:g} ms or {args.fill or config.cluster.buffer} entries, delay {args.delay:g} ms; "
               f"{len(results)} moves from empty tables; "
@@ -105,17 +105,18 @@ def main() -> int:
               f"| job round trip, {args.entries} entries ({16 * args.entries} B), ms: median (mean) | {ms(trips)} |",
               f"| job round trip, empty, ms: median (mean) | {ms(empty)} |",
               f"| exchange job less its wait and take (channel, store), ms: median, mean over moves | "
-              f"{statistics.mean(r.round_trip_ms for r in results):.3f} |",
+              f"{statistics.mean(r.real_time.round_trip_ms for r in results):.3f} |",
               f"| message latency, sender's take to receiver's store, ms: mean (least) | "
-              f"{statistics.mean(r.latency_ms for r in results):.3f} "
-              f"({min(r.min_latency_ms for r in results):.3f}) |",
+              f"{statistics.mean(r.real_time.latency_ms for r in results):.3f} "
+              f"({min(r.real_time.min_latency_ms for r in results):.3f}) |",
               f"| pauses to take an outbox: count, mean ms paused; a take's mean ms | {pauses}, "
-              f"{sum(r.paused_ms for r in results) / max(1, pauses):.3f}; "
-              f"{statistics.mean(r.take_ms for r in results):.3f} |",
+              f"{sum(r.real_time.paused_ms for r in results) / max(1, pauses):.3f}; "
+              f"{statistics.mean(r.real_time.take_ms for r in results):.3f} |",
               f"| exchanges (rounds), messages, entries sent, delivered: per move | "
-              f"{statistics.mean(r.rounds for r in results):.1f}, {statistics.mean(r.messages for r in results):.1f}, "
+              f"{statistics.mean(r.exchange.rounds for r in results):.1f}, "
+              f"{statistics.mean(r.messages for r in results):.1f}, "
               f"{statistics.mean(r.entries_sent for r in results):.1f}, "
-              f"{statistics.mean(r.delivered for r in results):.1f} |",
+              f"{statistics.mean(r.real_time.delivered for r in results):.1f} |",
               f"| worker nps, exchange on | {on_mean:,.0f} |",
               f"| worker nps, exchange off (same workers, outbox off, no rounds) | {off_mean:,.0f} |",
               f"| cost of the exchange in nps | {100.0 * (1 - on_mean / off_mean):+.1f}% |"]

@@ -59,14 +59,15 @@ def spread(values: list[float]) -> str:
 
 def measure(k: int, fens: list[str], nodes: int, config_name: str) -> dict:
     from players.decomposition.config import load_decomposition
-    from players.decomposition.lockstep import InProcess, run_lockstep
+    from players.decomposition.lockstep import run_lockstep
+    from players.decomposition.master_worker import Team
     from players.limits import Limit
     from players.searcher import Searcher
     config = load_decomposition(config_name).with_workers(k)
     depths, shares, messages, entries, gains = [], [], [], [], []
     sequential = Searcher(hash_mb=config.search.hash_mb)
     for fen in fens:
-        transport = InProcess(config.search, k)
+        transport = Team(config.search, k)
         try:
             r = run_lockstep(transport, config.lockstep, fen, nodes=nodes)
         finally:

@@ -30,14 +30,15 @@ def run(args) -> list[dict]:
     with the workers' tables kept from one to the next."""
     from dataclasses import replace
     from players.decomposition.config import load_decomposition
-    from players.decomposition.lockstep import InProcess, run_lockstep
+    from players.decomposition.lockstep import run_lockstep
+    from players.decomposition.master_worker import Team
     config = load_decomposition(args.config)
     options = replace(config.search, hash_mb=args.hash)
     if args.child == "dask":
         from players.decomposition.lockstep_dask import DaskLockstep
         transport = DaskLockstep(options, config.workers, processes=2)
     else:
-        transport = InProcess(options, config.workers)
+        transport = Team(options, config.workers)
     out = []
     try:
         for fen in positions(args.suite, args.positions):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import time
 from players.core.search import INF, MAX_PLY
 
-from .result import AspirationResult, NodeClock
+from .result import NodeClock, ParallelResult
 from .runner import stop_running
 from .wall import Aborted, WallMaster, board_after, completed
 from . import worker
@@ -68,7 +68,7 @@ def holding(wins: list[tuple[int, int]], score: int) -> int:
     return next(i for i, (lo, hi) in enumerate(wins) if lo < score < hi)
 
 
-def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int) -> AspirationResult:
+def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
     """Iterative deepening to ``depth``; every iteration is one parallel-aspiration search with
     the runner's workers around the previous iteration's score (0 at depth 1)."""
     start = time.perf_counter()
@@ -97,7 +97,7 @@ def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], de
         raise Aborted()
     master.runner.messages += clock.messages
     move, score, done, line = best
-    return AspirationResult(move, score, done, line, master.tally, time.perf_counter() - start,
+    return ParallelResult(move, score, done, line, master.tally, time.perf_counter() - start,
                             master.runner.messages, history, clock)
 
 

@@ -26,8 +26,8 @@ def lockstep_team(config: DecompositionConfig):
     """The lazy cluster's workers: in this process one after the other (``in_process``, or a
     single worker), else on Dask workers (a local cluster of at most 2 processes, or the scheduler's)."""
     if config.in_process or (config.workers == 1 and not config.scheduler):
-        from .lockstep import InProcess
-        return InProcess(config.search, config.workers)
+        from .master_worker import Team
+        return Team(config.search, config.workers)
     from .lockstep_dask import DaskLockstep
     return DaskLockstep(config.search, config.workers, min(config.workers, 2), config.scheduler)
 

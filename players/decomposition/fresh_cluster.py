@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -54,10 +54,11 @@ from players.core.exchange import configure, paused_at, release, set_move, set_p
 from players.core.tt import ENTRY_BYTES, tt_import
 from players.limits import Limit
 from players.position import Position
-from players.result import IterationInfo, SearchResult
+from players.result import SearchResult
 from players.searcher import Searcher, as_position
 from .lockstep import WorkerAnswer, skips
 from .options import FreshClusterOptions
+from .result import ExchangeCounts, SlicedResult
 
 TOPOLOGIES = ("all", "ring")
 POLL_SECONDS = 0.0002  # the coordinator's wait step: short, and no core burnt
@@ -188,49 +189,6 @@ def cluster_vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
     return best
 
 
-@dataclass(frozen=True)
-class FreshClusterResult:
-    """One move of the fresh cluster: the answer and the exchange's metrics."""
-
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    worker: int  # whose line answers
-    answers: tuple[WorkerAnswer, ...]  # each worker's last completed iteration
-    worker_nodes: tuple[int, ...]
-    rounds: int  # checkpoints held
-    messages: int  # non-empty (sender, receiver) transmissions
-    entries_sent: int  # entries those messages carried (a forwarded entry counts at every hop)
-    entries_originated: int  # entries taken from outboxes
-    fresh: int  # of those, the ones stored during this move
-    bytes: int  # ENTRY_BYTES (key and packed entry) per entry sent
-    thresholds: tuple[int, ...]  # each worker's send threshold at the end of the move
-    seconds: float
-    iterations: tuple[IterationInfo, ...] = field(default=(), kw_only=True)  # the answering worker's
-
-    def metrics(self) -> str:
-        """The move in one line (the player logs it, UCI sends it as an info string)."""
-        return (f"fresh cluster: {self.rounds} rounds, {self.nodes} nodes ({'/'.join(map(str, self.worker_nodes))}), "
-                f"{self.messages} messages, {self.entries_sent} entries sent ({self.bytes} bytes, "
-                f"{self.fresh_share:.0%} of {self.entries_originated} stored this move), thresholds "
-                f"{'/'.join(map(str, self.thresholds))}; depths {'/'.join(map(str, self.worker_depths))}, "
-                f"worker {self.worker} answers {self.move} ({self.score})")
-
-    @property
-    def worker_depths(self) -> tuple[int, ...]:
-        return tuple(a.depth for a in self.answers)
-
-    @property
-    def nodes(self) -> int:
-        return sum(self.worker_nodes)
-
-    @property
-    def fresh_share(self) -> float:
-        """The share of sent entries stored during this move (1.0 when none was sent)."""
-        return self.fresh / self.entries_originated if self.entries_originated else 1.0
-
-
 class _Worker:
     """A worker's thread for one move: its search, then its result (or its error)."""
 
@@ -277,7 +235,7 @@ class FreshCluster:
 
     def search(self, position: Position | str, nodes: int | None, depth: int | None = None,
                perturb: Callable[[int], None] | None = None, *, searchmoves: tuple[str, ...] = (),
-               stopped: Callable[[], bool] | None = None) -> FreshClusterResult:
+               stopped: Callable[[], bool] | None = None) -> SlicedResult:
         """One move: ``nodes`` per worker (and at most ``depth`` plies; None: ``depth`` alone).
         ``perturb(worker)``, if given, runs in the coordinator before each release (tests:
         random sleeps).  ``searchmoves`` restrict every worker's root; ``stopped()`` (a deadline,
@@ -321,11 +279,15 @@ class FreshCluster:
         answers = tuple(WorkerAnswer(w.index, w.result.bestmove, w.result.score_cp, w.result.depth, w.result.pv)
                         for w in workers)
         best = cluster_vote(list(answers))
-        return FreshClusterResult(best.move, best.score, best.depth, best.pv, best.worker, answers,
-                                  tuple(w.result.nodes for w in workers),
-                                  counts["rounds"], counts["messages"], counts["sent"], counts["originated"],
-                                  counts["fresh"], ENTRY_BYTES * counts["sent"], tuple(self.thresholds),
-                                  time.perf_counter() - start, iterations=workers[best.worker].result.iterations)
+        worker_nodes = tuple(w.result.nodes for w in workers)
+        exchange = ExchangeCounts(counts["rounds"], counts["originated"], counts["fresh"], ENTRY_BYTES * counts["sent"],
+                            tuple(self.thresholds))
+        # T_k: the checkpoint at which every worker was done, as the lazy cluster's slices
+        return SlicedResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+                            worker_nodes, counts["messages"], tuple(workers[best.worker].result.iterations),
+                            time.perf_counter() - start, slices=counts["rounds"] + 1, slice_nodes=cfg.batch,
+                            worker=best.worker, entries_sent=counts["sent"], answers=answers,
+                            depths=tuple(a.depth for a in answers), exchange=exchange)
 
     def _coordinate(self, workers: list[_Worker], nodes: float, counts: dict[str, int],
                     perturb: Callable[[int], None] | None, stopped: Callable[[], bool] | None = None) -> None:

@@ -46,11 +46,11 @@ from players.core.tt import ENTRY_BYTES
 from players.limits import Limit
 from players.position import Position
 from players.searcher import as_position
-from .fresh_cluster import (FreshCluster, FreshClusterConfig, FreshClusterResult, Message, cluster_vote, node_config,
+from .fresh_cluster import (FreshCluster, FreshClusterConfig, Message, cluster_vote, node_config,
                             route)
 from .fresh_realtime_worker import Exchange, rt_begin, rt_drop, rt_exchange, rt_new_game, rt_stop
-from .options import SearcherConfig
-from .options import FreshClusterOptions
+from .options import FreshClusterOptions, SearcherConfig
+from .result import ExchangeCounts, RealTime, SlicedResult
 from .runner import open_runner
 
 if TYPE_CHECKING:
@@ -82,34 +82,6 @@ class RealtimeConfig:
     @property
     def workers(self) -> int:
         return self.cluster.workers
-
-
-@dataclass(frozen=True)
-class RealtimeResult(FreshClusterResult):
-    """One move in real time: the node clock's metrics (``rounds`` are exchanges: outboxes
-    taken, over all workers) and the real time's."""
-
-    delay_ms: float
-    round_trip_ms: float  # median of an exchange job's time less its wait and its take: the channel out and back
-    latency_ms: float  # mean, over messages delivered, from the sender's take to the receiver's store
-    min_latency_ms: float  # the least of those (>= delay_ms)
-    delivered: int  # entries handed to receivers' tt_import
-    pauses: int  # pauses of the searches to take their outboxes
-    paused_ms: float  # the searches' time spent paused, in all
-    take_ms: float  # mean time a take took (pause asked for, reached, outbox copied, released)
-    worker_seconds: tuple[float, ...]
-    lost: tuple[int, ...]  # workers that left the vote (lost, or failed)
-
-    def metrics(self) -> str:
-        return (super().metrics().replace("fresh cluster:", "fresh cluster (real time):", 1)
-                + f"; round trip {self.round_trip_ms:.2f} ms, latency {self.latency_ms:.2f} ms"
-                + (f", lost {'/'.join(map(str, self.lost))}" if self.lost else ""))
-
-    @property
-    def nps(self) -> float:
-        """Nodes per second of one worker, on average."""
-        busy = [(n, s) for n, s in zip(self.worker_nodes, self.worker_seconds) if s > 0]
-        return sum(n / s for n, s in busy) / len(busy) if busy else 0.0
 
 
 def root_and_moves(position: Position | str | None) -> tuple[str, tuple[str, ...]]:
@@ -177,7 +149,7 @@ class FreshClusterRealtime:
                 pass
 
     def search(self, position: Position | str | None, limit: Limit, searchmoves: tuple[str, ...] = ()
-               ) -> RealtimeResult:
+               ) -> SlicedResult:
         """One move: each worker searches to ``limit`` (nodes per worker, or movetime), exchanging
         as it goes; ``searchmoves`` restrict every worker's root."""
         cfg, c = self.config, self.config.cluster
@@ -286,7 +258,7 @@ class FreshClusterRealtime:
         self.stopped.append(w)
         self.runner.signal(rt_stop, self.key(w), slots=[self.homes[w]])
 
-    def _result(self, tally: _Tally, seconds: float) -> RealtimeResult:
+    def _result(self, tally: _Tally, seconds: float) -> SlicedResult:
         c = self.config.cluster
         answered = [w for w in sorted(tally.exchanges) if w not in tally.lost]
         if not answered:
@@ -295,20 +267,22 @@ class FreshClusterRealtime:
         best = cluster_vote(list(answers))
         exchanges = [tally.exchanges.get(w) for w in range(c.workers)]
         ms = [1000.0 * t for t in tally.latencies]
-        return RealtimeResult(
-            best.move, best.score, best.depth, best.pv, best.worker, answers,
-            tuple(e.nodes if e else 0 for e in exchanges), tally.rounds, tally.messages, tally.sent,
-            tally.originated, tally.fresh, ENTRY_BYTES * tally.sent, tuple(e.threshold if e else 0 for e in exchanges),
-            seconds, self.config.delay_ms,
-            1000.0 * statistics.median(tally.trips) if tally.trips else 0.0,
-            sum(ms) / len(ms) if ms else 0.0, min(ms) if ms else 0.0, tally.delivered,
-            sum(e.pauses for e in exchanges if e), 1000.0 * sum(e.paused for e in exchanges if e),
-            1000.0 * statistics.mean(tally.takes) if tally.takes else 0.0,
-            tuple(e.seconds if e else 0.0 for e in exchanges), tuple(sorted(tally.lost)))
+        worker_nodes = tuple(e.nodes if e else 0 for e in exchanges)
+        exchange = ExchangeCounts(tally.rounds, tally.originated, tally.fresh, ENTRY_BYTES * tally.sent,
+                            tuple(e.threshold if e else 0 for e in exchanges))
+        real_time = RealTime(self.config.delay_ms, 1000.0 * statistics.median(tally.trips) if tally.trips else 0.0,
+                             sum(ms) / len(ms) if ms else 0.0, min(ms) if ms else 0.0, tally.delivered,
+                             sum(e.pauses for e in exchanges if e), 1000.0 * sum(e.paused for e in exchanges if e),
+                             1000.0 * statistics.mean(tally.takes) if tally.takes else 0.0,
+                             tuple(e.seconds if e else 0.0 for e in exchanges), tuple(sorted(tally.lost)))
+        return SlicedResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+                            worker_nodes, tally.messages, (), seconds,
+                            worker=best.worker, entries_sent=tally.sent, answers=answers,
+                            depths=tuple(a.depth for a in answers), exchange=exchange, real_time=real_time)
 
 
 def search_realtime(runner: Runner, config: RealtimeConfig, position: Position | str | None,
-                    limit: Limit) -> RealtimeResult:
+                    limit: Limit) -> SlicedResult:
     """One move of a fresh cluster made for it (no table kept): the integrator's one call."""
     cluster = FreshClusterRealtime(runner, config)
     try:
@@ -332,7 +306,7 @@ class RealtimeTeam:
             self.runner.close()
             raise
 
-    def search(self, position: Position, s: ClockedSearch) -> RealtimeResult:
+    def search(self, position: Position, s: ClockedSearch) -> SlicedResult:
         """One move of ``registry.ClockedSearch`` ``s``: its nodes per worker, depth and movetime."""
         limit = Limit(nodes=s.nodes, depth=s.depth, movetime=s.limits.movetime)
         return self.cluster.search(position, limit, s.searchmoves)
@@ -361,7 +335,7 @@ def team(config: DecompositionConfig) -> FreshCluster | RealtimeTeam:
     return FreshCluster(node_config(config.options), config.search.build)
 
 
-def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> FreshClusterResult:
+def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> SlicedResult:
     """One move of the player: ``s.nodes`` per worker, or ``s.depth``; on the node clock a
     deadline or stop order ends it at a checkpoint, in real time at the workers' next exchange."""
     position = Position.from_fen(s.fen, s.moves)

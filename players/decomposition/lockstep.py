@@ -51,8 +51,6 @@ def skips(worker: int, depth: int, max_depth: int) -> bool:
     return ((depth + SKIP_PHASE[j]) // SKIP_SIZE[j]) % 2 == 1
 
 
-InProcess = Team  # the lazy cluster's name for the in-process team
-
 
 @dataclass(frozen=True)
 class WorkerAnswer:
@@ -92,8 +90,6 @@ def vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
             best = a
     return best
 
-
-LockstepResult = SlicedResult  # the lazy cluster's name for its result
 
 
 class _Cluster:

@@ -72,8 +72,6 @@ from .node_clock import run_slices
 from .result import Messages, SlicedResult
 from .tree_policies import make_policy
 
-MasterTreeResult = SlicedResult  # the name the master tree's result had
-
 
 class _Master:
     """The master's side of one move: the iterations, the tree, the workers' jobs."""

@@ -45,7 +45,10 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
 from .master_worker import mate_confirmed
-from .root_worker import ClockTeam, RootPolicyConfig, RootPolicyResult, RootSearch, begin_root
+from .master_worker import RootSearch, Team
+from .options import RootPolicyConfig
+from .result import SlicedResult
+from .root_worker import begin_root
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class Scheduled:
         return self.start + self.result.nodes
 
 
-def list_schedule(team: ClockTeam, jobs: Sequence[Job], depth: int, free: list[int], budget: int = 0,
+def list_schedule(team: Team, jobs: Sequence[Job], depth: int, free: list[int], budget: int = 0,
                   stopped: Callable[[], bool] | None = None) -> tuple[list[Scheduled], bool]:
     """Hand ``jobs`` in order to the worker idle first (``free``: each worker's clock, updated
     in place; ties to the lower index).  Returns what ran and whether every job was answered
@@ -132,7 +135,7 @@ class _Move:
     fallbacks: int = 0
 
 
-def _round(team: ClockTeam, state: _Move, order: Sequence[str], depth: int, window: tuple[int, int], budget: int,
+def _round(team: Team, state: _Move, order: Sequence[str], depth: int, window: tuple[int, int], budget: int,
            stopped: Callable[[], bool] | None, schedule: list) -> RoundAnswer | None:
     """One round: every root move a job at ``depth`` in ``window``, a re-search batch if the
     best fell outside it; None if the budget or a stop ended it first."""
@@ -166,9 +169,9 @@ def _account(state: _Move, ran: Sequence[Scheduled], schedule: list) -> None:
         schedule.append((s.job.move, s.worker, s.start, s.end))
 
 
-def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
+def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
               nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-              searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> RootPolicyResult:
+              searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> SlicedResult:
     """One move of the mixed strategy (``config.order_depth`` 0: the exhaustive one) on
     ``team``: to ``depth``, or ``nodes`` per worker (the clock's end), or until ``stopped()``.
     ``deepening`` (by default where no depth is given): rounds at increasing depths up to
@@ -220,7 +223,7 @@ def run_mixed(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[
     T = max(state.free)
     if budget:
         T = min(T, budget)
-    return RootPolicyResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
+    return SlicedResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
                             tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
                             worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
                             depths=(), schedule=tuple(schedule))

@@ -137,7 +137,7 @@ def names(where: Callable[[Algorithm], bool] = lambda row: True) -> tuple[str, .
     return tuple(r.name for r in ROWS if where(r))
 
 
-# The tuples the modules written before the registry import (``algorithms``, ``root_worker``).
+# The tuples the modules written before the registry import (``algorithms``).
 ALGORITHMS = names()
 MASTER_TREES = names(lambda r: issubclass(r.options, MasterTreeConfig))
 ROOT_POLICIES = names(lambda r: issubclass(r.options, RootPolicyConfig))

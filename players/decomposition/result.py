@@ -1,8 +1,9 @@
 """What a parallel search answers with: the move, what it cost and, on the node clock, the
 clock's metrics (nodes for seconds).  A master on the wall clock answers a ``ParallelResult``
-(with a ``NodeClock`` for parallel aspiration); every node-clock algorithm a ``SlicedResult``
-(its ``clock``: the same ``NodeClock``); the node-clock masters count their messages in one
-``Messages``.
+(with a ``NodeClock`` for parallel aspiration); every node-clock algorithm, and the fresh
+cluster in real time, a ``SlicedResult`` (its ``clock``: the same ``NodeClock``; the fresh
+cluster's ``exchange`` and ``real_time`` metrics); the node-clock masters count their messages
+in one ``Messages``.
 """
 from __future__ import annotations
 
@@ -62,8 +63,6 @@ class ParallelResult:
     clock: NodeClock | None = None
 
 
-AspirationResult = ParallelResult  # parallel aspiration's name for it
-
 
 @dataclass
 class Messages:
@@ -80,6 +79,38 @@ class Messages:
     @property
     def total(self) -> int:
         return self.jobs + self.results + self.aborts + self.windows + self.table
+
+
+@dataclass(frozen=True)
+class ExchangeCounts:
+    """What the fresh cluster's exchange did during one move."""
+
+    rounds: int  # checkpoints held (in real time: exchanges, outboxes taken over all workers)
+    originated: int  # entries taken from outboxes
+    fresh: int  # of those, the ones stored during this move
+    bytes: int  # a key and a packed entry per entry sent
+    thresholds: tuple[int, ...]  # each worker's send threshold at the end of the move
+
+    @property
+    def fresh_share(self) -> float:
+        """The share of sent entries stored during this move (1.0 when none was sent)."""
+        return self.fresh / self.originated if self.originated else 1.0
+
+
+@dataclass(frozen=True)
+class RealTime:
+    """What a move in real time cost on the wire and in the workers (the real-time fresh cluster)."""
+
+    delay_ms: float
+    round_trip_ms: float  # median of an exchange job's time less its wait and its take: the channel out and back
+    latency_ms: float  # mean, over messages delivered, from the sender's take to the receiver's store
+    min_latency_ms: float  # the least of those (>= delay_ms)
+    delivered: int  # entries handed to receivers' tt_import
+    pauses: int  # pauses of the searches to take their outboxes
+    paused_ms: float  # the searches' time spent paused, in all
+    take_ms: float  # mean time a take took (pause asked for, reached, outbox copied, released)
+    worker_seconds: tuple[float, ...]
+    lost: tuple[int, ...]  # workers that left the vote (lost, or failed)
 
 
 @dataclass(frozen=True)
@@ -110,7 +141,9 @@ class SlicedResult:
     votes: dict | None = None  # the lazy cluster's: each move's votes
     researches: int | None = None  # the root policies': searches again after a window failed
     fallbacks: int | None = None  # the root policies': full-window searches after contradictory answers
-    depths: tuple[int, ...] | None = None  # UIDPABS: every worker's last completed iteration
+    depths: tuple[int, ...] | None = None  # UIDPABS, the fresh cluster: every worker's last completed iteration
+    exchange: ExchangeCounts | None = None  # the fresh cluster's
+    real_time: RealTime | None = None  # the fresh cluster's in real time
     schedule: tuple[tuple[str, int, int, int], ...] | None = field(default=None, repr=False)  # mixed's jobs:
     # (move, worker, start, end)
 
@@ -133,7 +166,16 @@ class SlicedResult:
         return NodeClock(len(self.worker_nodes), time=self.parallel_nodes, nodes=self.nodes, messages=messages,
                          overruns=self.overruns or 0, fallbacks=self.researches or 0)
 
+    @property
+    def nps(self) -> float:
+        """In real time: nodes per second of one worker, on average (0.0 on the node clock)."""
+        seconds = self.real_time.worker_seconds if self.real_time else ()
+        busy = [(n, s) for n, s in zip(self.worker_nodes, seconds) if s > 0]
+        return sum(n / s for n, s in busy) / len(busy) if busy else 0.0
+
     def metrics(self) -> str:
+        if self.exchange is not None:
+            return self._exchange_metrics()
         if self.slices is None:
             depths = f"; depths {'/'.join(map(str, self.depths))}" if self.depths else ""
             return (f"{self.algorithm}: T_k {self.time} nodes, {self.nodes} nodes "
@@ -157,3 +199,14 @@ class SlicedResult:
                 f"windows {m.windows}{table}), {self.overruns} overruns; depth {self.depth}, {self.move} "
                 f"({self.score})")
 
+    def _exchange_metrics(self) -> str:
+        x, rt = self.exchange, self.real_time
+        line = (f"fresh cluster{' (real time)' if rt else ''}: {x.rounds} rounds, {self.nodes} nodes "
+                f"({'/'.join(map(str, self.worker_nodes))}), {self.messages} messages, {self.entries_sent} entries "
+                f"sent ({x.bytes} bytes, {x.fresh_share:.0%} of {x.originated} stored this move), thresholds "
+                f"{'/'.join(map(str, x.thresholds))}; depths {'/'.join(map(str, self.depths))}, worker {self.worker} "
+                f"answers {self.move} ({self.score})")
+        if rt:
+            line += (f"; round trip {rt.round_trip_ms:.2f} ms, latency {rt.latency_ms:.2f} ms"
+                     + (f", lost {'/'.join(map(str, rt.lost))}" if rt.lost else ""))
+        return line

@@ -1,7 +1,6 @@
 """The root policies (UIDPABS, Devesa's mixed and exhaustive strategies) on the node clock
-(``docs/design/node-clock.md``): their settings, their workers (the node clock's one
-:class:`.master_worker.Worker` and :class:`.master_worker.Team`, under the names the policies
-use) and their result.
+(``docs/design/node-clock.md``): how a move of theirs begins on the node clock's workers
+(:class:`.master_worker.Worker`, :class:`.master_worker.Team`).
 
 Both policies split the root's moves among workers that then search without talking to each
 other until they answer, so no slices are needed: a worker's search is a deterministic
@@ -19,14 +18,7 @@ from __future__ import annotations
 
 from players.core.search import MAX_PLY
 
-from .master_worker import RootSearch, Team, Worker  # noqa: F401 (RootSearch: re-exported)
-from .options import RootPolicyConfig  # noqa: F401 (re-exported)
-from .registry import ROOT_POLICIES  # noqa: F401 (re-exported)
-from .result import SlicedResult
-
-ClockWorker = Worker  # the root policies' names for the node clock's worker, team and result
-ClockTeam = Team
-RootPolicyResult = SlicedResult  # T_k in ``time``
+from .master_worker import Team
 
 
 def begin_root(team: Team, algorithm: str, fen: str, moves: tuple[str, ...], nodes: int | None, depth: int | None,

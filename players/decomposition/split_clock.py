@@ -35,11 +35,9 @@ from .node_clock import Answer, Desk, Wait, run_slices
 from .options import SplitClockConfig
 from .result import Messages, SlicedResult
 
-SplitMessages = Messages  # the names the split results had
-SplitClockResult = SlicedResult
 from .split_policies import MasterPolicy
 
-__all__ = ["Answer", "Desk", "SplitClockConfig", "SplitClockResult", "SplitMessages", "Wait", "run_split_clock"]
+__all__ = ["Answer", "Desk", "SplitClockConfig", "Wait", "run_split_clock"]
 
 
 class _Split:

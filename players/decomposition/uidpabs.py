@@ -47,7 +47,10 @@ from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
 from .master_worker import mate_confirmed
-from .root_worker import ClockTeam, ClockWorker, RootPolicyConfig, RootPolicyResult, RootSearch, begin_root
+from .master_worker import RootSearch, Team, Worker
+from .options import RootPolicyConfig
+from .result import SlicedResult
+from .root_worker import begin_root
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
 
@@ -85,7 +88,7 @@ class _Iteration:
     fallback: bool
 
 
-def iterate_once(worker: ClockWorker, depth: int, centre: int, margin: int, limit: int,
+def iterate_once(worker: Worker, depth: int, centre: int, margin: int, limit: int,
                  stopped: Callable[[], bool] | None = None) -> _Iteration:
     """One iteration of a worker on its moves, windows as in step 4 (module docstring),
     at most ``limit`` nodes in all (0: none)."""
@@ -118,9 +121,9 @@ def iterate_once(worker: ClockWorker, depth: int, centre: int, margin: int, limi
         lo, hi = max(-INF, lo), min(INF, hi)
 
 
-def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
+def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
                 nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-                searchmoves: tuple[str, ...] = ()) -> RootPolicyResult:
+                searchmoves: tuple[str, ...] = ()) -> SlicedResult:
     """One move of UIDPABS on ``team``: to ``depth``, or ``nodes`` per worker (the clock's
     nodes), or until ``stopped()``.  ``searchmoves`` restrict the root before it is dealt."""
     start = time.perf_counter()
@@ -185,7 +188,7 @@ def run_uidpabs(team: ClockTeam, config: RootPolicyConfig, fen: str, moves: tupl
     active = sum(1 for s in shares if s)
     messages = 2 * active if max_depth > SHARED_DEPTH else 0  # each worker's share and its answer
     iterations = tuple(history) + tuple(worker_history.get(best.worker, ()))
-    return RootPolicyResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
+    return SlicedResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
                             tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
                             worker=best.worker, researches=researches, fallbacks=fallbacks,
                             depths=tuple(a.depth for a in answers), schedule=())

@@ -32,7 +32,7 @@ search + the end of the last list-scheduled job), messages are jobs and answers,
 
 The fresh lazy cluster (``fresh_cluster``; ``players.decomposition.fresh_cluster``) runs its
 k workers as threads of this process, never restarted, meeting every ``batch`` nodes: T_k is
-the checkpoint at which every worker was done (:func:`fresh_clock`), messages are its
+the checkpoint at which every worker was done (the vote needs every answer), messages are its
 exchange's, and with one worker N is the plain searcher's nodes to the depth.
 
 The speedup file's ``clock_workers`` (up to 16) name these rows; ``node_workers`` are another
@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from base.runner import InlineRunner
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.config import DecompositionConfig
-from players.decomposition.fresh_cluster import FreshCluster, FreshClusterResult, node_config
+from players.decomposition.fresh_cluster import FreshCluster, node_config
 from players.decomposition.lockstep import run_lockstep
 from players.decomposition.master_clock import run_master_tree
 from players.decomposition.master_worker import Team
@@ -137,14 +137,13 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
 
 def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
     """One position searched to ``depth`` on ``k`` node-clock workers from fresh tables, the
-    master's too: its score and its clock (``SlicedResult.clock``; the fresh cluster's,
-    :func:`fresh_clock`).  The lazy cluster's workers
+    master's too: its score and its clock (``SlicedResult.clock``).  The lazy cluster's workers
     run an iteration that restarted ``OVERRUN_AFTER`` times to its end (an exact search's table
     carries little progress from one restart to the next)."""
     v = variant.with_workers(k)
     if isinstance(v.options, FreshClusterOptions):
         r = FreshCluster(node_config(v.options), v.search.build).search(fen, None, depth)
-        return r.score, fresh_clock(r, v.options.batch)
+        return r.score, r.clock
     team = Team(variant.search, k)
     try:
         if v.master_tree is not None:
@@ -158,15 +157,6 @@ def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tu
     finally:
         team.close()
     return r.score, r.clock
-
-
-def fresh_clock(r: FreshClusterResult, batch: int) -> NodeClock:
-    """The fresh cluster's move as a speedup row counts it.  T_k is the checkpoint at which the
-    coordinator finds every worker done (the rounds held + 1, × ``batch``), as the lazy
-    cluster's T_k is the slices until every worker was done: the vote needs every worker's
-    answer.  It exceeds the last worker's own nodes by at most a batch.  N is all workers'
-    nodes; the messages are the exchange's (sender, receiver) transmissions."""
-    return NodeClock(len(r.worker_nodes), time=(r.rounds + 1) * batch, nodes=r.nodes, messages=r.messages)
 
 
 NODE_HEAD = f"{'algorithm (node clock)':24s} {'k':>2s} {'T nodes':>10s} {'N':>10s} {'S':>5s} {'E':>5s} " \

@@ -36,15 +36,14 @@ def cluster(**options) -> FreshCluster:
 
 def signature(r) -> tuple:
     """Everything a run decides (not its seconds)."""
-    return (r.move, r.score, r.depth, r.pv, r.worker, r.answers, r.worker_nodes, r.rounds, r.messages, r.entries_sent,
-            r.entries_originated, r.fresh, r.thresholds)
+    return (r.move, r.score, r.depth, r.pv, r.worker, r.answers, r.worker_nodes, r.messages, r.entries_sent, r.exchange)
 
 
 @pytest.mark.parametrize("fen", [BK02, BK04])
 def test_one_worker_searches_the_plain_tree(fen):
     plain = small().search(fen, Limit(nodes=12000))
     r = cluster(workers=1, batch=700, latency=700).search(fen, 12000)
-    assert r.rounds == 12000 // 700
+    assert r.exchange.rounds == 12000 // 700
     assert (r.move, r.score, r.depth, r.pv, r.worker_nodes) == (plain.bestmove, plain.score_cp, plain.depth,
                                                                 plain.pv, (plain.nodes,))
 
@@ -84,12 +83,12 @@ def test_the_answer_is_the_same_on_one_core_and_on_all():
 def test_fresh_entries_from_the_second_move_on():
     c = cluster(workers=4, batch=1000)
     results = [c.search(fen, 20000) for fen in GAME]
-    assert all(r.entries_originated > 0 for r in results)
-    assert results[0].fresh_share == 1.0  # the outboxes began empty
-    assert all(r.fresh_share >= 0.9 for r in results[1:])
-    assert all(r.bytes == 16 * r.entries_sent for r in results)
+    assert all(r.exchange.originated > 0 for r in results)
+    assert results[0].exchange.fresh_share == 1.0  # the outboxes began empty
+    assert all(r.exchange.fresh_share >= 0.9 for r in results[1:])
+    assert all(r.exchange.bytes == 16 * r.entries_sent for r in results)
     c = cluster(workers=4, batch=1000, carry=False)
-    assert all(c.search(fen, 5000).fresh_share == 1.0 for fen in GAME)  # leftovers dropped
+    assert all(c.search(fen, 5000).exchange.fresh_share == 1.0 for fen in GAME)  # leftovers dropped
 
 
 def test_the_exchange_is_used():
@@ -101,7 +100,7 @@ def test_the_exchange_is_used():
     one = [cluster(workers=1).search(f, 20000) for f in fens]
     assert all(r.messages == 0 or r.entries_sent > 0 for r in on)
     assert sum(a.answers != b.answers for a, b in zip(late, on)) >= len(fens) // 2  # the trees changed
-    mean_worker_depth = [statistics.mean(d for r in rs for d in r.worker_depths) for rs in (late, on)]
+    mean_worker_depth = [statistics.mean(d for r in rs for d in r.depths) for rs in (late, on)]
     assert mean_worker_depth[1] > mean_worker_depth[0]
     assert statistics.mean(r.depth for r in on) > statistics.mean(r.depth for r in one)
 
@@ -153,5 +152,6 @@ def test_the_adaptive_threshold_follows_the_buffer():
     tight = cluster(workers=2, adaptive=True, buffer=4).search(BK04, 20000)
     roomy = cluster(workers=2, adaptive=True, buffer=256).search(BK04, 20000)
     fixed = cluster(workers=2, buffer=256).search(BK04, 20000)
+    tight, roomy, fixed = tight.exchange, roomy.exchange, fixed.exchange
     assert max(tight.thresholds) > 4 and max(roomy.thresholds) < 4 and fixed.thresholds == (4, 4)
-    assert roomy.entries_originated > fixed.entries_originated
+    assert roomy.originated > fixed.originated

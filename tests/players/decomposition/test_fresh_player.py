@@ -115,7 +115,7 @@ def test_a_new_game_gives_fresh_tables():
         p.new_game()
         again = p.search(board, Limit(nodes=3000))
     assert p.session.last.answers == first.answers and again.nodes == first.nodes
-    assert p.session.last.fresh_share == 1.0
+    assert p.session.last.exchange.fresh_share == 1.0
 
 
 def test_depth_searchmoves_and_a_deadline():
@@ -177,7 +177,7 @@ def test_in_real_time_on_a_local_dask_cluster_of_two_workers():
         assert p.session.where == "local Dask workers"
         played = p.play(board, Limit(nodes=30_000))
         assert chess.Move.from_uci(played.move) in board.legal_moves
-        assert p.session.last.lost == () and p.session.last.delivered > 0
+        assert p.session.last.real_time.lost == () and p.session.last.real_time.delivered > 0
 
 
 @pytest.mark.slow
@@ -188,7 +188,7 @@ def test_in_real_time_on_an_external_scheduler(scheduler):  # noqa: F811 - the f
         assert p.session.where == f"Dask workers at {scheduler}"
         played = p.play(board, Limit(nodes=30_000))
         assert chess.Move.from_uci(played.move) in board.legal_moves
-        assert p.session.last.lost == () and p.session.last.delivered > 0
+        assert p.session.last.real_time.lost == () and p.session.last.real_time.delivered > 0
 
 
 def test_reading_its_file_and_naming_its_player_load_no_engine():

@@ -36,10 +36,11 @@ def test_two_workers_exchange_and_store_what_they_receive(topology):
         cluster = FreshClusterRealtime(runner, config(topology=topology, interval_ms=1))
         r = cluster.search(MIDGAME, Limit(nodes=40_000))
         assert legal(MIDGAME, r.move)
-        assert r.lost == () and r.worker_nodes == (40_000, 40_000)
-        assert r.rounds > 0 and r.messages > 0 and r.entries_originated > 0 and r.entries_sent > 0
-        assert r.delivered > 0 and r.bytes == 16 * r.entries_sent and r.fresh == r.entries_originated
-        assert r.pauses > 0 and r.round_trip_ms > 0 and r.take_ms > 0 and r.nps > 0
+        x, rt = r.exchange, r.real_time
+        assert rt.lost == () and r.worker_nodes == (40_000, 40_000)
+        assert x.rounds > 0 and r.messages > 0 and x.originated > 0 and r.entries_sent > 0
+        assert rt.delivered > 0 and x.bytes == 16 * r.entries_sent and x.fresh == x.originated
+        assert rt.pauses > 0 and rt.round_trip_ms > 0 and rt.take_ms > 0 and r.nps > 0
         receiver, keys = next(iter(cluster.last_delivered.items()))
         assert runner.submit_to(0, rt_holds, cluster.key(receiver), keys).result() > 0
         cluster.close()
@@ -48,24 +49,24 @@ def test_two_workers_exchange_and_store_what_they_receive(topology):
 def test_an_injected_delay_holds_every_message_back():
     with ThreadRunner(2) as runner:
         r = search_realtime(runner, config(interval_ms=2, delay_ms=40), MIDGAME, Limit(movetime=400))
-    assert legal(MIDGAME, r.move) and r.delivered > 0
-    assert r.min_latency_ms >= 40 and r.latency_ms >= r.min_latency_ms
+    assert legal(MIDGAME, r.move) and r.real_time.delivered > 0
+    assert r.real_time.min_latency_ms >= 40 and r.real_time.latency_ms >= r.real_time.min_latency_ms
 
 
 def test_one_worker_searches_the_plain_searchers_tree():
     plain = SMALL.build().search(MIDGAME, Limit(nodes=30_000))
     with ThreadRunner(1) as runner:
         r = search_realtime(runner, config(workers=1, interval_ms=0.5), MIDGAME, Limit(nodes=30_000))
-    assert r.pauses > 0  # paused while searching, and the tree unchanged
+    assert r.real_time.pauses > 0  # paused while searching, and the tree unchanged
     assert (r.move, r.score, r.depth, r.pv, r.worker_nodes) == (plain.bestmove, plain.score_cp, plain.depth,
                                                                 plain.pv, (plain.nodes,))
-    assert r.messages == r.entries_sent == r.delivered == 0
+    assert r.messages == r.entries_sent == r.real_time.delivered == 0
 
 
 def test_an_inline_runner_runs_the_workers_one_job_at_a_time():
     with InlineRunner() as runner:
         r = search_realtime(runner, config(interval_ms=1), MIDGAME, Limit(nodes=20_000))
-    assert legal(MIDGAME, r.move) and r.rounds > 0 and r.lost == ()
+    assert legal(MIDGAME, r.move) and r.exchange.rounds > 0 and r.real_time.lost == ()
 
 
 class LosesWorker:
@@ -93,7 +94,7 @@ def test_a_lost_worker_leaves_the_vote_and_the_others_answer():
     with ThreadRunner(2) as threads:
         cluster = FreshClusterRealtime(LosesWorker(threads), config(interval_ms=1))
         r = cluster.search(MIDGAME, Limit(nodes=30_000))
-        assert legal(MIDGAME, r.move) and r.lost == (1,) and r.worker == 0
+        assert legal(MIDGAME, r.move) and r.real_time.lost == (1,) and r.worker == 0
         assert [a.worker for a in r.answers] == [0]
         assert cluster.stopped == [1]  # told to stop, in case its search still runs
 
@@ -102,8 +103,8 @@ def test_a_ring_relays_past_a_lost_worker():
     with ThreadRunner(3) as threads:
         cluster = FreshClusterRealtime(LosesWorker(threads), config(workers=3, interval_ms=1))
         r = cluster.search(MIDGAME, Limit(nodes=20_000))
-        assert legal(MIDGAME, r.move) and r.lost == (1,) and [a.worker for a in r.answers] == [0, 2]
-        assert r.delivered > 0
+        assert legal(MIDGAME, r.move) and r.real_time.lost == (1,) and [a.worker for a in r.answers] == [0, 2]
+        assert r.real_time.delivered > 0
 
 
 def test_every_worker_lost_is_a_clear_error():
@@ -120,7 +121,7 @@ def test_a_stop_order_ends_the_move_with_an_answer():
         start = time.perf_counter()
         r = cluster.search(MIDGAME, Limit(nodes=10 ** 9))
         assert time.perf_counter() - start < 10
-        assert legal(MIDGAME, r.move) and r.lost == () and all(a.depth > 0 for a in r.answers)
+        assert legal(MIDGAME, r.move) and r.real_time.lost == () and all(a.depth > 0 for a in r.answers)
         cluster.close()
 
 
@@ -133,7 +134,7 @@ def test_a_game_keeps_the_tables_and_counts_fresh_entries_by_move():
         board.push(next(iter(board.legal_moves)))
         second = cluster.search(board, Limit(nodes=20_000))
         assert second.move in {m.uci() for m in board.legal_moves}
-        assert second.fresh <= second.entries_originated  # carried leftovers of move 1 are not fresh
+        assert second.exchange.fresh <= second.exchange.originated  # carried leftovers of move 1 are not fresh
         cluster.close()
 
 
@@ -149,14 +150,15 @@ def test_on_a_local_dask_cluster_a_killed_worker_leaves_the_other_to_answer():
     from base.runner.dask import DaskRunner
     with DaskRunner.start(2) as runner:
         r = search_realtime(runner, config(interval_ms=2, delay_ms=5), MIDGAME, Limit(nodes=100_000))
-        assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0 and r.min_latency_ms >= 5
+        rt = r.real_time
+        assert legal(MIDGAME, r.move) and rt.lost == () and rt.delivered > 0 and rt.min_latency_ms >= 5
         cluster = FreshClusterRealtime(runner, config(interval_ms=2))
         victim = runner.where(cluster.homes[1])
         pid = runner.client.run(os.getpid, workers=[victim])[victim]
         threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()
         threading.Timer(3.0, cluster.stop).start()
         r = cluster.search(MIDGAME, Limit(nodes=10 ** 9))
-        assert legal(MIDGAME, r.move) and r.lost == (1,) and [a.worker for a in r.answers] == [0]
+        assert legal(MIDGAME, r.move) and r.real_time.lost == (1,) and [a.worker for a in r.answers] == [0]
 
 
 @pytest.mark.slow
@@ -165,11 +167,11 @@ def test_on_an_external_scheduler(scheduler):
     with DaskRunner.start(2, scheduler, min_workers=2) as runner:
         assert len({runner.where(s) for s in runner.live()}) == 2
         r = search_realtime(runner, config(interval_ms=2), MIDGAME, Limit(nodes=100_000))
-    assert legal(MIDGAME, r.move) and r.lost == () and r.delivered > 0
+    assert legal(MIDGAME, r.move) and r.real_time.lost == () and r.real_time.delivered > 0
 
 
 def test_with_the_exchange_off_the_workers_search_alone():
     with ThreadRunner(2) as runner:
         r = search_realtime(runner, config(exchange=False), MIDGAME, Limit(nodes=20_000))
     assert legal(MIDGAME, r.move) and r.worker_nodes == (20_000, 20_000)
-    assert r.rounds == 2 and r.messages == r.entries_originated == r.delivered == 0
+    assert r.exchange.rounds == 2 and r.messages == r.exchange.originated == r.real_time.delivered == 0

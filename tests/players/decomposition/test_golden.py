@@ -47,7 +47,8 @@ from base.resources import packaged
 from base.runner import InlineRunner
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.config import DecompositionConfig, load_decomposition
-from players.decomposition.lockstep import InProcess, run_lockstep
+from players.decomposition.lockstep import run_lockstep
+from players.decomposition.master_worker import Team
 from players.decomposition.player import DecompositionPlayer
 from players.decomposition.runner import drop_prefix
 from players.limits import Limit
@@ -180,8 +181,7 @@ def _messages(messages: Any) -> Any:
     return {kind: n for kind, n in _plain(messages).items() if n}
 
 
-# The clock metrics a node-clock result may carry (SlicedResult: splitting and the master tree;
-# LockstepResult, RootPolicyResult, aspiration's NodeClock).
+# The clock metrics a node-clock result may carry (SlicedResult; aspiration's NodeClock).
 CLOCK = ("worker", "slices", "slice_nodes", "time", "nodes", "worker_nodes", "messages", "entries_sent", "overruns",
          "leaves", "researches", "fallbacks", "depths", "answers", "votes", "schedule")
 
@@ -235,7 +235,7 @@ def run_node(name: str, mode: str, k: int, fen: str) -> dict:
             drop_prefix(runner, "golden")
             runner.close()
     if name == "lazy-cluster,rows":
-        team = InProcess(config.search, k)
+        team = Team(config.search, k)
         try:
             r = run_lockstep(team, replace(config.lockstep, overrun_after=OVERRUN_AFTER), fen, depth=DEPTH)
         finally:

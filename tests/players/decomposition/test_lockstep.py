@@ -5,9 +5,8 @@ import pytest
 
 from players.core.tt import BOUND_EXACT, entry_depth, new_table, tt_export_deep, tt_probe, tt_store
 from players.decomposition.options import SearcherConfig
-from players.decomposition.master_worker import Entries
-from players.decomposition.lockstep import (InProcess, LockstepConfig, WorkerAnswer, run_lockstep, skips,
-                                            vote)
+from players.decomposition.lockstep import LockstepConfig, WorkerAnswer, run_lockstep, skips, vote
+from players.decomposition.master_worker import Entries, Team
 from players.limits import Limit
 from players.searcher import Searcher
 
@@ -28,7 +27,7 @@ def test_export_deep_keeps_the_deep_entries_deepest_first():
     assert np.array_equal(again[0], keys) and np.array_equal(again[1], data)
 
 
-class Recording(InProcess):
+class Recording(Team):
     """The in-process workers, remembering which of worker 0's sent keys worker 1's table
     holds as each slice begins, and what each slice delivered to worker 1."""
 
@@ -103,7 +102,7 @@ def test_one_worker_without_exchange_is_the_plain_searcher():
     """One slice of N nodes: the lockstep worker is the plain searcher at N nodes."""
     for fen, n in ((BK02, 20000), (BK04, 15000)):
         plain = Searcher(hash_mb=2).search(fen, Limit(nodes=n))
-        r = run_lockstep(InProcess(OPTIONS, 1), LockstepConfig(1, n, 4, 0, 1), fen, nodes=n)
+        r = run_lockstep(Team(OPTIONS, 1), LockstepConfig(1, n, 4, 0, 1), fen, nodes=n)
         assert (r.move, r.score, r.depth, r.nodes, r.messages) == (plain.bestmove, plain.score_cp, plain.depth,
                                                                    plain.nodes, 0)
 
@@ -111,28 +110,28 @@ def test_one_worker_without_exchange_is_the_plain_searcher():
 def test_one_worker_in_slices_keeps_its_progress():
     """Slices restart the interrupted iteration over the kept table: the same budget in ten
     slices still completes iterations (the table carries the interrupted work)."""
-    r = run_lockstep(InProcess(OPTIONS, 1), LockstepConfig(1, 2000, 4, 0, 1), BK02, nodes=20000)
+    r = run_lockstep(Team(OPTIONS, 1), LockstepConfig(1, 2000, 4, 0, 1), BK02, nodes=20000)
     assert r.slices == 10 and r.nodes == 20000 and r.depth >= 6
 
 
 def test_runs_are_a_pure_function_of_position_and_config():
     config = LockstepConfig(4, 1000, 3, 128, 2)
-    a = run_lockstep(InProcess(OPTIONS, 4), config, BK02, nodes=8000)
-    b = run_lockstep(InProcess(OPTIONS, 4), config, BK02, nodes=8000)
+    a = run_lockstep(Team(OPTIONS, 4), config, BK02, nodes=8000)
+    b = run_lockstep(Team(OPTIONS, 4), config, BK02, nodes=8000)
     assert (a.move, a.score, a.worker_nodes, a.messages, a.entries_sent) == (b.move, b.score, b.worker_nodes,
                                                                              b.messages, b.entries_sent)
     assert a.messages > 0 and a.slices == 8
 
 
 def test_exchange_changes_the_search():
-    off = run_lockstep(InProcess(OPTIONS, 4), LockstepConfig(4, 1000, 3, 0, 1), BK02, nodes=8000)
-    on = run_lockstep(InProcess(OPTIONS, 4), LockstepConfig(4, 1000, 3, 128, 1), BK02, nodes=8000)
+    off = run_lockstep(Team(OPTIONS, 4), LockstepConfig(4, 1000, 3, 0, 1), BK02, nodes=8000)
+    on = run_lockstep(Team(OPTIONS, 4), LockstepConfig(4, 1000, 3, 128, 1), BK02, nodes=8000)
     assert off.messages == 0 and on.messages > 0
     assert [a.pv for a in off.answers] != [a.pv for a in on.answers] or off.iterations != on.iterations
 
 
 def test_depth_budget_and_skipping():
-    r = run_lockstep(InProcess(OPTIONS, 3), LockstepConfig(3, 5000, 4, 64, 1), BK04, depth=5)
+    r = run_lockstep(Team(OPTIONS, 3), LockstepConfig(3, 5000, 4, 64, 1), BK04, depth=5)
     assert all(a.depth == 5 for a in r.answers)
     assert [d for d in range(1, 10) if skips(1, d, 9)] == [3, 5, 7]
     assert [d for d in range(1, 10) if skips(2, d, 9)] == [2, 4, 6, 8]
@@ -174,7 +173,7 @@ def test_the_decomposition_player_plays_the_lazy_cluster():
     config = replace(config, in_process=True, search=replace(config.search, hash_mb=2))
     with DecompositionPlayer(config) as player:
         played = player.play(chess.Board(BK02), Limit(nodes=4000))
-        again = run_lockstep(InProcess(config.search, 4), config.lockstep, BK02, nodes=4000)
+        again = run_lockstep(Team(config.search, 4), config.lockstep, BK02, nodes=4000)
     assert played.move == again.move and played.nodes == again.nodes == 16000
     assert any("lockstep:" in line and "messages" in line for line in played.report)
 
@@ -187,7 +186,7 @@ def test_dask_and_in_process_runs_are_identical(data_dir):
     lines = (data_dir / "suites" / "bratko-kopec.epd").read_text().splitlines()
     fens = [" ".join(line.split()[:4]) + " 0 1" for line in lines if line.strip()][:4]
     config = LockstepConfig(4, 1500, 3, 128, 2)
-    reference = InProcess(OPTIONS, 4)
+    reference = Team(OPTIONS, 4)
     dask = DaskLockstep(OPTIONS, 4, processes=2)
     try:
         assert len(set(dask.homes)) == 2
@@ -202,7 +201,7 @@ def test_dask_and_in_process_runs_are_identical(data_dir):
         dask.new_game()
         a, b = (run_lockstep(t, config, fens[1], nodes=9000) for t in (reference, dask))
         assert (a.move, a.score, a.worker_nodes, a.answers) == (b.move, b.score, b.worker_nodes, b.answers)
-        assert a.answers == run_lockstep(InProcess(OPTIONS, 4), config, fens[1], nodes=9000).answers
+        assert a.answers == run_lockstep(Team(OPTIONS, 4), config, fens[1], nodes=9000).answers
     finally:
         dask.close()
 
@@ -215,14 +214,14 @@ def test_searchmoves_restrict_every_workers_root():
     from players.decomposition.config import load_decomposition
     from players.decomposition.player import DecompositionPlayer
     config = LockstepConfig(2, 2000, 4, 64, 1)
-    free = run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=6000)
+    free = run_lockstep(Team(OPTIONS, 2), config, BK02, nodes=6000)
     others = tuple(m.uci() for m in chess.Board(BK02).legal_moves if m.uci() != free.move)[:3]
-    held = run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=6000, searchmoves=others)
+    held = run_lockstep(Team(OPTIONS, 2), config, BK02, nodes=6000, searchmoves=others)
     assert held.move in others and all(a.move in others for a in held.answers)
-    alone = run_lockstep(InProcess(OPTIONS, 2), config, BK02, depth=4, searchmoves=(free.move,))
+    alone = run_lockstep(Team(OPTIONS, 2), config, BK02, depth=4, searchmoves=(free.move,))
     assert alone.move == free.move
     with pytest.raises(ValueError, match="not legal"):
-        run_lockstep(InProcess(OPTIONS, 2), config, BK02, nodes=2000, searchmoves=("a1a8",))
+        run_lockstep(Team(OPTIONS, 2), config, BK02, nodes=2000, searchmoves=("a1a8",))
     player_config = replace(load_decomposition("lazy-cluster-in-process"), search=replace(OPTIONS))
     with DecompositionPlayer(player_config) as player:
         played = player.play(chess.Board(BK02), Limit(nodes=3000, searchmoves=others[:2]))

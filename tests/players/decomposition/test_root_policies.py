@@ -14,7 +14,8 @@ from players.core.search import INF
 from players.decomposition import mixed, uidpabs
 from players.decomposition.config import load_decomposition
 from players.decomposition.root_policy import run_root_policy
-from players.decomposition.root_worker import ClockTeam, RootPolicyConfig, RootSearch
+from players.decomposition.master_worker import RootSearch, Team
+from players.decomposition.options import RootPolicyConfig
 from players.limits import Limit
 
 from .conftest import EXACT
@@ -36,7 +37,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, sequential, k):
         cases.append((i, 5, seq.score_cp, seq.bestmove))
     for i, depth, score, move in cases:
         for policy in POLICIES:
-            r = run_root_policy(ClockTeam(SMALL, k), replace(policy, workers=k), bk[i].fen, depth=depth)
+            r = run_root_policy(Team(SMALL, k), replace(policy, workers=k), bk[i].fen, depth=depth)
             assert (r.score, r.depth) == (score, depth), (i, depth, policy, k)
             if r.move != move:  # a tie: the sequential search's value of the other move is the same
                 seq = SMALL.make_searcher().search(bk[i].fen, Limit(depth=depth), searchmoves=[r.move])
@@ -47,7 +48,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, sequential, k):
 def test_the_root_moves_are_dealt_round_robin_each_to_one_worker():
     assert uidpabs.deal(list("abcdefg"), 3) == [("a", "d", "g"), ("b", "e"), ("c", "f")]
     assert uidpabs.deal(list("ab"), 4) == [("a",), ("b",), (), ()]
-    team = ClockTeam(SMALL, 4)
+    team = Team(SMALL, 4)
     r = run_root_policy(team, RootPolicyConfig("uidpabs", 4), BK02, depth=4)
     shares = [set(w.order()) for w in team.workers]
     legal = {m.uci() for m in chess.Board(BK02).legal_moves}
@@ -59,8 +60,8 @@ def test_uidpabs_time_is_the_shared_iterations_plus_the_slowest_worker():
     """Hand-computed: the same workers, run by hand, give T_k = depths 1-2 (once) + the
     slowest worker's own iterations; every worker searched depths 1-2 itself."""
     k = 3
-    r = run_root_policy(ClockTeam(SMALL, k), RootPolicyConfig("uidpabs", k), BK02, depth=5)
-    team = ClockTeam(SMALL, k)
+    r = run_root_policy(Team(SMALL, k), RootPolicyConfig("uidpabs", k), BK02, depth=5)
+    team = Team(SMALL, k)
     shared, own = [], []
     for w in team.workers:
         w.begin(BK02, ())
@@ -142,7 +143,7 @@ def test_mixed_hands_every_job_to_the_worker_idle_first():
 def test_mixed_searches_every_root_move_once_and_charges_the_ordering_search():
     for order_depth in (0, 3):
         k = 4
-        r = run_root_policy(ClockTeam(SMALL, k), RootPolicyConfig("mixed", k, 25, order_depth), BK02, depth=5)
+        r = run_root_policy(Team(SMALL, k), RootPolicyConfig("mixed", k, 25, order_depth), BK02, depth=5)
         legal = sorted(m.uci() for m in chess.Board(BK02).legal_moves)
         first = [m for m, *_ in r.schedule[:len(legal)]]
         assert sorted(first) == legal  # one job per root move (then re-searches, if any)
@@ -153,7 +154,7 @@ def test_mixed_searches_every_root_move_once_and_charges_the_ordering_search():
         assert r.time == max(t1 for *_, t1 in r.schedule)
         assert r.messages == 2 * len(r.schedule)
         if order_depth == 0:
-            assert r.researches == 0 and first == [m for m in ClockTeam(SMALL, 1).workers[0].begin(BK02, ())]
+            assert r.researches == 0 and first == [m for m in Team(SMALL, 1).workers[0].begin(BK02, ())]
 
 
 def test_a_failed_root_window_is_searched_again():
@@ -168,20 +169,20 @@ def test_a_failed_root_window_is_searched_again():
 
 @pytest.mark.parametrize("policy", POLICIES[:2], ids=["uidpabs", "mixed"])
 def test_a_node_budget_is_per_worker_on_the_clock(policy):
-    r = run_root_policy(ClockTeam(SMALL, 4), replace(policy, workers=4), BK02, nodes=6000)
+    r = run_root_policy(Team(SMALL, 4), replace(policy, workers=4), BK02, nodes=6000)
     assert r.time <= 6000 and all(n <= 6000 for n in r.worker_nodes) and r.depth >= 3
     with pytest.raises(ValueError, match="node budget per worker or a depth"):
-        run_root_policy(ClockTeam(SMALL, 1), policy, BK02)
+        run_root_policy(Team(SMALL, 1), policy, BK02)
 
 
 def test_searchmoves_restrict_the_root():
     for policy in POLICIES[:2]:
-        r = run_root_policy(ClockTeam(SMALL, 2), replace(policy, workers=2), BK02, depth=4,
+        r = run_root_policy(Team(SMALL, 2), replace(policy, workers=2), BK02, depth=4,
                             searchmoves=("c3c2", "b3d2"))
         seq = SMALL.make_searcher().search(BK02, Limit(depth=4), searchmoves=["c3c2", "b3d2"])
         assert r.move in ("c3c2", "b3d2") and r.score == seq.score_cp
         with pytest.raises(ValueError, match="searchmoves"):
-            run_root_policy(ClockTeam(SMALL, 2), policy, BK02, depth=3, searchmoves=("e1e8",))
+            run_root_policy(Team(SMALL, 2), policy, BK02, depth=3, searchmoves=("e1e8",))
 
 
 def test_root_policy_files_are_checked(tmp_path):
@@ -212,7 +213,7 @@ def test_the_decomposition_player_plays_the_root_policies():
             player.new_game()
             played = player.play(board, Limit(nodes=6000))
             player.new_game()
-            again = run_root_policy(ClockTeam(config.search, 2), config.root_policy, BK02, nodes=6000)
+            again = run_root_policy(Team(config.search, 2), config.root_policy, BK02, nodes=6000)
             assert played.move == again.move and played.nodes == again.nodes
             assert any(line.startswith(f"{config.root_policy.algorithm}:") for line in played.report)
             only = player.search(board, Limit(depth=4), searchmoves=("c1c2",))
