@@ -36,11 +36,11 @@ from __future__ import annotations
 import time
 from players.core.search import INF, MAX_PLY
 
-from .result import NodeClock, ParallelResult
+from .result import JobResult, NodeClock, ParallelResult
 from .runner import stop_running
 from .wall import Aborted, WallMaster, board_after, completed
 from . import worker
-from .worker import JobResult, WindowJob
+from .worker import WindowJob
 
 
 def boundaries(guess: int, k: int, step: int) -> list[int]:

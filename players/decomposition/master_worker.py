@@ -33,6 +33,7 @@ from players.position import Position
 from players.searcher import Searcher, mate_in_moves
 
 from .options import SearcherConfig
+from .result import JobResult
 
 MAX_DEPTH = 63  # the deepest iteration a node-clock search runs
 POLL_SECONDS = 0.005  # how often a running search looks at its stop condition (root policies)
@@ -100,19 +101,6 @@ class Entries:
 
 
 Message = Job | Rewindow | Abort | SendTable | Entries
-
-
-@dataclass(frozen=True)
-class JobResult:
-    """A finished job: its fail-soft score in the window it was last searched with."""
-
-    job: int
-    worker: int
-    score: int
-    alpha: int
-    beta: int
-    pv: tuple[str, ...]  # a leaf's line from the leaf; the root's from the root
-    nodes: int  # over all its slices
 
 
 @dataclass(frozen=True)
@@ -344,7 +332,7 @@ class Worker:
         pv = s.ctx[C_PV]
         n = int(s.ctx[C_PV_LEN][ply])
         line = tuple(move_to_uci(int(pv[ply, j])) for j in range(ply, n) if pv[ply, j] != 0)
-        return nodes, JobResult(job.id, self.index, int(score), alpha, beta, line, self.job_nodes + nodes), ()
+        return nodes, JobResult(job.id, self.index, int(score), line, self.job_nodes + nodes, alpha, beta), ()
 
     def _root(self, limit: int, once: bool = False) -> tuple[int, None, tuple[RootIteration, ...]]:
         """The root job's iterations from where it stands (the job's ``skip`` left out), at

@@ -18,8 +18,8 @@ from players.core.search import INF
 from players.result import IterationInfo
 from players.searcher import mate_in_moves
 
-from .master_worker import Abort, Job, JobResult, Message, Rewindow, RootIteration, SliceReport, mate_confirmed
-from .result import Messages
+from .master_worker import Abort, Job, Message, Rewindow, RootIteration, SliceReport, mate_confirmed
+from .result import JobResult, Messages
 
 Answer = JobResult | RootIteration
 

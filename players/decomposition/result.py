@@ -8,12 +8,25 @@ in one ``Messages``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
+from players.core.search import INF
 from players.result import IterationInfo
 
-if TYPE_CHECKING:
-    from .worker import JobResult
+
+@dataclass(frozen=True)
+class JobResult:
+    """A worker's finished job, on either clock: its fail-soft score (from the job node's side
+    to move) in the window it was last searched with (on the wall clock: the one it was given),
+    and its line from the job's node."""
+
+    job: int | str  # the master's id (node clock: a number; wall clock: the Dask key)
+    worker: int | str  # its index (node clock) or address (wall clock)
+    score: int
+    pv: tuple[str, ...]
+    nodes: int  # over all its slices
+    alpha: int = -INF
+    beta: int = INF
+    seconds: float = 0.0  # the wall clock's
+    stopped: bool = False  # a window's search stopped at its node limit or by a stop order
 
 
 @dataclass

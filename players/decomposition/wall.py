@@ -29,10 +29,10 @@ from players.searcher import mate_in_moves
 from .node_clock import Wait
 from .options import SearcherConfig
 from .peer import peer_round
-from .result import Tally
+from .result import JobResult, Tally
 from .runner import share_bounds, stop_running
 from .trees import board_after
-from .worker import JobResult, NodeJob, run
+from .worker import NodeJob, run
 
 if TYPE_CHECKING:
     from .split_policies import Peers

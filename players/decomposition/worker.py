@@ -32,6 +32,7 @@ from players.position import Position
 from players.result import IterationInfo
 from .master_worker import start_search
 from .options import SearcherConfig
+from .result import JobResult
 from .tables import local_table, release_shared_table
 
 if TYPE_CHECKING:
@@ -97,17 +98,6 @@ class WallJob:
 
 # --- a node ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class JobResult:
-    job: str
-    score: int  # fail-soft, from the job node's side to move
-    nodes: int
-    pv: tuple[str, ...]
-    seconds: float
-    worker: str
-    stopped: bool = False  # a window's search stopped at its node limit or by a stop order
-
-
-@dataclass(frozen=True)
 class NodeJob(WallJob):
     """Search one node (the position after ``moves``) to ``depth`` in (alpha, beta), ``ply``
     plies below the root; with ``share`` its beta follows the shared bound."""
@@ -125,7 +115,7 @@ class NodeJob(WallJob):
         with registered(job_id, searcher):
             score, nodes, pv = searcher.search_node(Position.from_fen(self.fen, self.moves), self.depth, self.ply,
                                                     self.alpha, self.beta, self.share)
-        return JobResult(job_id, score, nodes, pv, time.perf_counter() - start, worker_address())
+        return JobResult(job_id, worker_address(), score, pv, nodes, self.alpha, self.beta, time.perf_counter() - start)
 
 
 # --- a whole iterative deepening -------------------------------------------------------------------
@@ -242,8 +232,8 @@ class WindowJob(WallJob):
         pv = ctx[C_PV]
         n = int(ctx[C_PV_LEN][0])
         line = tuple(move_to_uci(int(pv[0, j])) for j in range(n) if pv[0, j] != 0)
-        return JobResult(job_id, int(score), int(stats[S_NODES]), line, time.perf_counter() - start,
-                         worker_address(), bool(stats[S_STOPPED]))
+        return JobResult(job_id, worker_address(), int(score), line, int(stats[S_NODES]), self.alpha, self.beta,
+                         time.perf_counter() - start, bool(stats[S_STOPPED]))
 
 
 # --- the master's signals and a game's lifetime ----------------------------------------------------

@@ -252,12 +252,12 @@ def test_peer_searches_the_eldest_then_hands_the_other_moves_to_a_peer_round():
     from players.decomposition.node_clock import Wait
     from players.decomposition.split_policies import Peers, SplitOptions, Splitting
     from players.decomposition.trees import BoardTree
-    from players.decomposition.worker import JobResult
+    from players.decomposition.result import JobResult
     children = [("e2e4", 2), ("d2d4", 2), ("g1f3", 2), ("c2c4", 2)]
     ctx = Scripted(peers=True)
     round_ = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
     assert isinstance(next(round_), Wait) and ctx.jobs == [(("e2e4",), 2, -INF, INF)]
-    request = round_.send(JobResult(0, -10, 100, ("e7e5",), 0.0, "here"))  # the eldest: 10 for the root
+    request = round_.send(JobResult(0, "here", -10, ("e7e5",), 100))  # the eldest: 10 for the root
     assert request == Peers((("d2d4", 2), ("g1f3", 2), ("c2c4", 2)), 10, "e2e4") and len(ctx.jobs) == 1
     with pytest.raises(StopIteration) as done:
         round_.send([("d2d4", 5, ("d2d4",)), ("c2c4", 30, ("c2c4", "e7e5")), ("g1f3", 20, ("g1f3",))])
@@ -266,6 +266,6 @@ def test_peer_searches_the_eldest_then_hands_the_other_moves_to_a_peer_round():
     ctx = Scripted(peers=False)
     split = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
     next(split)
-    request = split.send(JobResult(0, -10, 100, ("e7e5",), 0.0, "here"))
+    request = split.send(JobResult(0, "here", -10, ("e7e5",), 100))
     assert isinstance(request, Wait) and request.jobs == {1, 2}  # two younger brothers, probed at once
     assert ctx.jobs[1:] == [(("d2d4",), 2, -11, -10), (("g1f3",), 2, -11, -10)]
