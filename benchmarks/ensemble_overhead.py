@@ -39,7 +39,7 @@ from players.limits import Limit
 
 def ensemble_config(n: int, nodes: int) -> EnsembleConfig:
     specs = distribute("balanced", n) if n >= 2 else distribute("minimal", 1)
-    instances = tuple(InstanceConfig(default_label(s), s) for s in specs)
+    instances = tuple(InstanceConfig.of(default_label(s), s) for s in specs)
     return EnsembleConfig(f"bench-{n}", instances, SelectionConfig("majority", {"seed": 0}),
                           Budget(Limit(nodes=nodes), deadline_ms=600_000), ClusterConfig(workers=n, dashboard=False))
 

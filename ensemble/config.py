@@ -66,39 +66,38 @@ DEFAULT_NODE_DEADLINE_MS = 120_000
 
 
 @dataclass(frozen=True)
-class SearchOptions:
-    """The "directing knowledge" of an instance: how it searches, not what it knows."""
-
-    aspiration: int = DEFAULT_ASPIRATION
-    null_move: bool = True
-    lmr: bool = True
-    futility: bool = True
-    depth_cap: int | None = None
-
-
-@dataclass(frozen=True)
 class InstanceConfig:
+    """An ensemble's instance: its label and its searcher's recipe, what it knows (the
+    categories, their weights) and how it searches (its "directing knowledge")."""
+
     label: str
-    spec: EvalSpec
-    search: SearchOptions = field(default_factory=SearchOptions)
-    hash_mb: float = 16
+    searcher: SearcherSpec = field(default_factory=SearcherSpec)
     threads: int = 1  # more than 1: the instance is itself a parallel search (ABDADA on its worker's threads)
 
+    @classmethod
+    def of(cls, label: str, spec: EvalSpec, hash_mb: float = 16, threads: int = 1, **search) -> InstanceConfig:
+        """The instance that knows what ``spec`` says (``search``: :class:`SearcherSpec`'s options)."""
+        return cls(label, SearcherSpec.of(spec, hash_mb, **search), threads)
+
     @property
-    def searcher(self) -> SearcherSpec:
-        """The instance's searcher as one recipe: its knowledge, table and search options."""
-        o = self.search
-        return SearcherSpec.of(self.spec, self.hash_mb, null_move=o.null_move, lmr=o.lmr, futility=o.futility,
-                               aspiration=o.aspiration, depth_cap=o.depth_cap)
+    def spec(self) -> EvalSpec:
+        return self.searcher.eval_spec
+
+    @property
+    def hash_mb(self) -> float:
+        return self.searcher.hash_mb
+
+    def with_hash(self, hash_mb: float) -> InstanceConfig:
+        return replace(self, searcher=replace(self.searcher, hash_mb=hash_mb))
 
     def make_searcher(self):
         if self.threads > 1:
             # Imported here: a config is parsed wherever a player is named (a GUI waits for
             # ``uciok``), and the team loads the compiled engine (cold, a minute).
             from players.decomposition.team import TeamSearcher
-            o = self.search
-            return TeamSearcher(self.spec, self.threads, self.hash_mb, null_move=o.null_move, lmr=o.lmr,
-                                futility=o.futility)
+            s = self.searcher
+            return TeamSearcher(self.spec, self.threads, s.hash_mb, null_move=s.null_move, lmr=s.lmr,
+                                futility=s.futility)
         return self.searcher.build()
 
     def weights_text(self) -> str:
@@ -227,7 +226,7 @@ def _parse(src: YamlSource) -> EnsembleConfig | None:
     check_kind(src, data, "ensemble")
     allow = get_bool(src, data, ("allow_without_material",), False)
     hash_mb = get_number(src, data, ("hash_mb",), 16.0, low=1)
-    defaults = _search_options(src, data.get("search"), ("search",), SearchOptions())
+    defaults = _search_options(src, data.get("search"), ("search",), SearcherSpec(hash_mb=hash_mb))
     instances: list[InstanceConfig] = []
     if "distribution" in data:
         instances += _distribution(src, data["distribution"], hash_mb, defaults)
@@ -280,12 +279,15 @@ def _instance_path(data: dict, index: int) -> FieldPath:
     return ("instances", index - n_generated)
 
 
-def _search_options(src: YamlSource, value: Any, path: FieldPath, base: SearchOptions) -> SearchOptions:
+def _search_options(src: YamlSource, value: Any, path: FieldPath, base: SearcherSpec) -> SearcherSpec:
+    """``base`` with the options a file's ``search:`` mapping sets (what the instance knows is
+    filled in by its caller)."""
     data = as_mapping(src, value, path)
     if data is None:
         return base
     check_keys(src, data, path, SEARCH_KEYS)
-    return SearchOptions(
+    return replace(
+        base,
         aspiration=get_int(src, data, path + ("aspiration",), base.aspiration, 1, 10_000),  # type: ignore[arg-type]
         null_move=get_bool(src, data, path + ("null_move",), base.null_move),
         lmr=get_bool(src, data, path + ("lmr",), base.lmr),
@@ -304,7 +306,7 @@ def _spec(src: YamlSource, mask: Any, weights: Any, path: FieldPath) -> EvalSpec
 
 
 def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
-              defaults: SearchOptions) -> InstanceConfig | None:
+              defaults: SearcherSpec) -> InstanceConfig | None:
     if isinstance(item, (str, int)) and not isinstance(item, bool):
         item = {"mask": item}  # shorthand: "- MBXP"
     data = as_mapping(src, item, path)
@@ -318,7 +320,7 @@ def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
     options = _search_options(src, data.get("search"), path + ("search",), defaults)
     own_hash = get_number(src, data, path + ("hash_mb",), hash_mb, low=1)
     threads = get_int(src, data, path + ("threads",), 1, 1, 64) or 1
-    if threads > 1 and (options.aspiration != SearchOptions.aspiration or options.depth_cap):
+    if threads > 1 and (options.aspiration != DEFAULT_ASPIRATION or options.depth_cap):
         src.problem(path + ("threads",), "a parallel instance (threads > 1) searches with the decomposition "
                                          "player's options: aspiration and depth_cap do not apply")
     label = data.get("label")
@@ -327,7 +329,8 @@ def _instance(src: YamlSource, item: Any, path: FieldPath, hash_mb: float,
         label = None
     if spec is None:
         return None
-    return InstanceConfig(label or default_label(spec), spec, options, own_hash, threads)
+    return InstanceConfig(label or default_label(spec),
+                          replace(options, mask=spec.letters, weights=spec.weights, hash_mb=own_hash), threads)
 
 
 def default_label(spec: EvalSpec) -> str:
@@ -345,7 +348,7 @@ def _unique_labels(instances: list[InstanceConfig]) -> list[InstanceConfig]:
     return out
 
 
-def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchOptions) -> list[InstanceConfig]:
+def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearcherSpec) -> list[InstanceConfig]:
     path: FieldPath = ("distribution",)
     data = as_mapping(src, value, path)
     if data is None:
@@ -383,7 +386,8 @@ def _distribution(src: YamlSource, value: Any, hash_mb: float, defaults: SearchO
     except (DistributionError, EvalSpecError) as exc:
         src.problem(path, str(exc))
         return []
-    return [InstanceConfig(default_label(s), s, options, hash_mb) for s in specs]
+    return [InstanceConfig(default_label(s), replace(options, mask=s.letters, weights=s.weights, hash_mb=hash_mb))
+            for s in specs]
 
 
 def _selection(src: YamlSource, value: Any, instances: list[InstanceConfig]) -> SelectionConfig:

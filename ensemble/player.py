@@ -77,7 +77,7 @@ class EnsemblePlayer(BasePlayer):
         if new.budget_mode != old.budget_mode:
             config = config.with_budget(replace(config.budget, mode=new.budget_mode))
         if new.hash_mb != old.hash_mb:
-            config = replace(config, instances=tuple(replace(i, hash_mb=new.hash_mb) for i in config.instances))
+            config = replace(config, instances=tuple(i.with_hash(new.hash_mb) for i in config.instances))
         if new.threads != old.threads:
             config = replace(config, cluster=replace(config.cluster, workers=new.threads))
         self.config = config
@@ -86,7 +86,7 @@ class EnsemblePlayer(BasePlayer):
         config = self.config
         lines = [f"Ensemble {config.name}: {config.notation}  [{config.source}]"]
         for inst in config.instances:
-            options = inst.search
+            options = inst.searcher
             extra = f" aspiration={options.aspiration}" if options.aspiration != 30 else ""
             extra += "" if options.null_move else " no-null-move"
             extra += f" depth_cap={options.depth_cap}" if options.depth_cap else ""

@@ -38,8 +38,8 @@ cluster: {scheduler: "tcp://127.0.0.1:8786"}
 """)
     a, b, c = config.instances
     assert a.label == "(MBXP B×1.5)" and a.spec.weights[1] == 1.5
-    assert b.spec.letters == "MKP" and b.search.aspiration == 80 and not b.search.null_move
-    assert b.search.depth_cap == 6
+    assert b.spec.letters == "MKP" and b.searcher.aspiration == 80 and not b.searcher.null_move
+    assert b.searcher.depth_cap == 6
     assert c.label == "(MBXP)"
     assert config.budget.limits(3).nodes == 6666
     assert config.cluster.scheduler == "tcp://127.0.0.1:8786"

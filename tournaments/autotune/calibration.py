@@ -18,7 +18,7 @@ def fit_team_calibration(config: AutotuneConfig, warn=lambda line: print(line, f
     """One line per pool instance from the store's searches (``concilio autotune`` makes them)."""
     tune, _ = train_splits(config, warn)
     fens = [p.fen for p in tune]
-    full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
+    full = InstanceConfig.of(FULL_LABEL, FULL_ENGINE)
     with SearchStore(config.store) as store:
         reference = store.searches(instance_key(full), config.budget_key)
         pairs: dict[str, tuple[list[float], list[float]]] = {}

@@ -167,7 +167,7 @@ def _pool(src: YamlSource, value: Any) -> tuple[list[InstanceConfig], list[Playe
     found: dict[str, InstanceConfig] = {}
 
     def add(spec: EvalSpec) -> None:
-        inst = InstanceConfig(default_label(spec), spec)
+        inst = InstanceConfig.of(default_label(spec), spec)
         found.setdefault(instance_key(inst), inst)
 
     if data.get("full", True):

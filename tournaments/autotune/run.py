@@ -184,7 +184,7 @@ def run_autotune(config: AutotuneConfig, *, search: bool = True, progress: bool 
                          "use objective: val")
     kind, amount = next(iter(config.budget.items()))
     limits = Limit(**{kind: amount})
-    full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
+    full = InstanceConfig.of(FULL_LABEL, FULL_ENGINE)
     on_train = {instance_key(i): i for i in (*config.pool, full, *(i for p in config.compare for i in p.instances))}
     added = 0
     # One runner for both searches (training and confirmation positions), when it searches.
@@ -268,7 +268,7 @@ def read_team(config: AutotuneConfig, team: EnsembleConfig, *, search: bool = Tr
         raise AutotuneError(f"{config.train.path}: objective 'points' needs points (c0) on every position; "
                             "use objective: val")
     kind, amount = next(iter(config.budget.items()))
-    full = InstanceConfig(FULL_LABEL, FULL_ENGINE)
+    full = InstanceConfig.of(FULL_LABEL, FULL_ENGINE)
     needed = {instance_key(i): i for i in (*team.instances, full)}
     criterion = CriterionSpec(team.selection.criterion, dict(team.selection.params))
     players = (Contender(PlayerSpec(team.name, tuple(team.instances)), criterion), Contender(PlayerSpec(FULL_LABEL,

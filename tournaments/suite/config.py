@@ -137,7 +137,7 @@ class SuiteRunConfig:
         if player.is_single or not self.full_at_total or set(self.budget) != {"nodes"}:
             return None
         total = len(player.instances) * self.budget["nodes"]
-        return PlayerSpec(total_label(total), (InstanceConfig(FULL_LABEL, FULL_ENGINE),), total)
+        return PlayerSpec(total_label(total), (InstanceConfig.of(FULL_LABEL, FULL_ENGINE),), total)
 
     def total_references(self) -> tuple[PlayerSpec, ...]:
         """The full engine at each distinct total the run's ensembles spend (searched and scored
@@ -157,7 +157,7 @@ class SuiteRunConfig:
 def instance_key(inst: InstanceConfig) -> str:
     """What makes two instances search identically: mask, weights, search options.
     (Labels do not matter: ``(MB)`` of player 3a is ``(MB)`` of player 3c.)"""
-    o = inst.search
+    o = inst.searcher
     weights = ",".join(f"{w:g}" for w in inst.spec.weights)
     return (f"{inst.spec.letters}|w={weights}|asp={o.aspiration},null={int(o.null_move)},lmr={int(o.lmr)},"
             f"fut={int(o.futility)},cap={o.depth_cap or '-'}|hash={inst.hash_mb:g}"
@@ -305,9 +305,9 @@ def _players(src: YamlSource, value: Any) -> list[PlayerSpec]:
             src.problem(path, str(exc))
             continue
         label = default_label(spec)
-        players.append(PlayerSpec(label, (InstanceConfig(label, spec),)))
+        players.append(PlayerSpec(label, (InstanceConfig.of(label, spec),)))
     if get_bool(src, data, ("players", "full"), True) and not any(p.name == FULL_LABEL for p in players):
-        players.append(PlayerSpec(FULL_LABEL, (InstanceConfig(FULL_LABEL, FULL_ENGINE),)))
+        players.append(PlayerSpec(FULL_LABEL, (InstanceConfig.of(FULL_LABEL, FULL_ENGINE),)))
     if not players:
         src.problem(("players",), "no players")
     return players

@@ -18,7 +18,7 @@ OLD, NEW = "nodes=800 engine=old", "nodes=800 engine=new"
 
 @pytest.fixture
 def store(tmp_path):
-    instance = InstanceConfig("MBX", EvalSpec.parse("MBX"))
+    instance = InstanceConfig.of("MBX", EvalSpec.parse("MBX"))
     with SearchStore(tmp_path / "s.sqlite") as s:
         s.add_searches(search_batch("MBX", instance, FENS, Limit(nodes=800), OLD, False))
         yield s, {"MBX": instance}
