@@ -136,8 +136,8 @@ def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], 
         pass
     master.root_nodes = policy.root_nodes
     move, score, done, pv = policy.best
-    return ParallelResult(move, score, done, pv, master.tally, time.perf_counter() - start, master.runner.messages,
-                          driver.history)
+    return ParallelResult.on_wall(algorithm, move, score, done, pv, master.tally, time.perf_counter() - start,
+                                  master.runner.messages, driver.history)
 
 
 def iterate(master: WallMaster, algorithm: str, fen: str, moves: tuple[str, ...], depth: int,

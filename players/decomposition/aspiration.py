@@ -97,8 +97,8 @@ def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], de
         raise Aborted()
     master.runner.messages += clock.messages
     move, score, done, line = best
-    return ParallelResult(move, score, done, line, master.tally, time.perf_counter() - start,
-                            master.runner.messages, history, clock)
+    return ParallelResult.on_wall("aspiration", move, score, done, line, master.tally, time.perf_counter() - start,
+                                  master.runner.messages, history, clock)
 
 
 def _iteration_on_clock(master: WallMaster, clock: NodeClock, fen: str, moves: tuple[str, ...], depth: int,

@@ -58,7 +58,7 @@ from players.result import SearchResult
 from players.searcher import Searcher, as_position
 from .lockstep import WorkerAnswer, skips
 from .options import FreshClusterOptions
-from .result import ExchangeCounts, SlicedResult
+from .result import ExchangeCounts, ParallelResult
 
 TOPOLOGIES = ("all", "ring")
 POLL_SECONDS = 0.0002  # the coordinator's wait step: short, and no core burnt
@@ -235,7 +235,7 @@ class FreshCluster:
 
     def search(self, position: Position | str, nodes: int | None, depth: int | None = None,
                perturb: Callable[[int], None] | None = None, *, searchmoves: tuple[str, ...] = (),
-               stopped: Callable[[], bool] | None = None) -> SlicedResult:
+               stopped: Callable[[], bool] | None = None) -> ParallelResult:
         """One move: ``nodes`` per worker (and at most ``depth`` plies; None: ``depth`` alone).
         ``perturb(worker)``, if given, runs in the coordinator before each release (tests:
         random sleeps).  ``searchmoves`` restrict every worker's root; ``stopped()`` (a deadline,
@@ -283,7 +283,7 @@ class FreshCluster:
         exchange = ExchangeCounts(counts["rounds"], counts["originated"], counts["fresh"], ENTRY_BYTES * counts["sent"],
                             tuple(self.thresholds))
         # T_k: the checkpoint at which every worker was done, as the lazy cluster's slices
-        return SlicedResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+        return ParallelResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
                             worker_nodes, counts["messages"], tuple(workers[best.worker].result.iterations),
                             time.perf_counter() - start, slices=counts["rounds"] + 1, slice_nodes=cfg.batch,
                             worker=best.worker, entries_sent=counts["sent"], answers=answers,

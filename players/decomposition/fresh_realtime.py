@@ -50,7 +50,7 @@ from .fresh_cluster import (FreshCluster, FreshClusterConfig, Message, cluster_v
                             route)
 from .fresh_realtime_worker import Exchange, rt_begin, rt_drop, rt_exchange, rt_new_game, rt_stop
 from .options import FreshClusterOptions, SearcherConfig
-from .result import ExchangeCounts, RealTime, SlicedResult
+from .result import ExchangeCounts, RealTime, ParallelResult
 from .runner import open_runner
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class FreshClusterRealtime:
                 pass
 
     def search(self, position: Position | str | None, limit: Limit, searchmoves: tuple[str, ...] = ()
-               ) -> SlicedResult:
+               ) -> ParallelResult:
         """One move: each worker searches to ``limit`` (nodes per worker, or movetime), exchanging
         as it goes; ``searchmoves`` restrict every worker's root."""
         cfg, c = self.config, self.config.cluster
@@ -258,7 +258,7 @@ class FreshClusterRealtime:
         self.stopped.append(w)
         self.runner.signal(rt_stop, self.key(w), slots=[self.homes[w]])
 
-    def _result(self, tally: _Tally, seconds: float) -> SlicedResult:
+    def _result(self, tally: _Tally, seconds: float) -> ParallelResult:
         c = self.config.cluster
         answered = [w for w in sorted(tally.exchanges) if w not in tally.lost]
         if not answered:
@@ -275,14 +275,14 @@ class FreshClusterRealtime:
                              sum(e.pauses for e in exchanges if e), 1000.0 * sum(e.paused for e in exchanges if e),
                              1000.0 * statistics.mean(tally.takes) if tally.takes else 0.0,
                              tuple(e.seconds if e else 0.0 for e in exchanges), tuple(sorted(tally.lost)))
-        return SlicedResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+        return ParallelResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
                             worker_nodes, tally.messages, (), seconds,
                             worker=best.worker, entries_sent=tally.sent, answers=answers,
                             depths=tuple(a.depth for a in answers), exchange=exchange, real_time=real_time)
 
 
 def search_realtime(runner: Runner, config: RealtimeConfig, position: Position | str | None,
-                    limit: Limit) -> SlicedResult:
+                    limit: Limit) -> ParallelResult:
     """One move of a fresh cluster made for it (no table kept): the integrator's one call."""
     cluster = FreshClusterRealtime(runner, config)
     try:
@@ -306,7 +306,7 @@ class RealtimeTeam:
             self.runner.close()
             raise
 
-    def search(self, position: Position, s: ClockedSearch) -> SlicedResult:
+    def search(self, position: Position, s: ClockedSearch) -> ParallelResult:
         """One move of ``registry.ClockedSearch`` ``s``: its nodes per worker, depth and movetime."""
         limit = Limit(nodes=s.nodes, depth=s.depth, movetime=s.limits.movetime)
         return self.cluster.search(position, limit, s.searchmoves)
@@ -335,7 +335,7 @@ def team(config: DecompositionConfig) -> FreshCluster | RealtimeTeam:
     return FreshCluster(node_config(config.options), config.search.build)
 
 
-def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> SlicedResult:
+def run(cluster: FreshCluster | RealtimeTeam, options: FreshClusterOptions, s: ClockedSearch) -> ParallelResult:
     """One move of the player: ``s.nodes`` per worker, or ``s.depth``; on the node clock a
     deadline or stop order ends it at a checkpoint, in real time at the workers' next exchange."""
     position = Position.from_fen(s.fen, s.moves)

@@ -33,7 +33,7 @@ from players.searcher import mate_in_moves
 from .master_worker import MAX_DEPTH, Entries, Job, Message, SliceReport, Team
 from .node_clock import run_slices
 from .options import LockstepConfig
-from .result import SlicedResult
+from .result import ParallelResult
 
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
 # ((d + SKIP_PHASE[j]) // SKIP_SIZE[j]) odd, j = (i - 1) % 20.  Workers that share no memory
@@ -131,7 +131,7 @@ class _Cluster:
 
 def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str, ...] = (), nodes: int | None = None,
                  depth: int | None = None, stopped=lambda: False,
-                 searchmoves: tuple[str, ...] = ()) -> SlicedResult:
+                 searchmoves: tuple[str, ...] = ()) -> ParallelResult:
     """One move of the lazy cluster: slices until every worker is done (``nodes`` per worker,
     or ``depth``), the messages of slice s stored at the start of slice s + latency, then the
     vote.  ``stopped()`` (a deadline) ends it at a slice boundary; ``searchmoves`` restricts
@@ -158,7 +158,7 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
     for a in answers:
         if a.depth > 0:
             votes[a.move] = votes.get(a.move, 0) + a.score - low + 14
-    return SlicedResult("lazy_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
+    return ParallelResult("lazy_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
                         tuple(worker_nodes), cluster.messages, tuple(cluster.iterations[best.worker]),
                         time.perf_counter() - start, slices=slices, slice_nodes=config.slice, worker=best.worker,
                         entries_sent=cluster.entries, answers=answers, votes=votes)

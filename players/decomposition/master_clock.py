@@ -69,7 +69,7 @@ from .master_worker import (
 )
 from .options import MasterTreeConfig
 from .node_clock import run_slices
-from .result import Messages, SlicedResult
+from .result import Messages, ParallelResult
 from .tree_policies import make_policy
 
 
@@ -317,7 +317,7 @@ class _Master:
 def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
-                    order: Sequence[int] | None = None) -> SlicedResult:
+                    order: Sequence[int] | None = None) -> ParallelResult:
     """One move: iterations until ``depth`` or until the clock reaches ``nodes`` (per worker:
     k × that in all, at most), the last completed iteration answering.  ``stopped()`` (a
     deadline) ends it at a slice boundary; ``order`` is the order the workers run in within a
@@ -331,6 +331,6 @@ def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, mov
     t, worker_nodes, overruns = run_slices(team, master, len(team.workers), config.slice, config.latency, nodes,
                                            stopped, order)
     move, score, done, line = master.best
-    return SlicedResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
+    return ParallelResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
                         tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
                         overruns=overruns, leaves=master.leaves)

@@ -47,7 +47,7 @@ from players.searcher import mate_in_moves
 from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team
 from .options import RootPolicyConfig
-from .result import SlicedResult
+from .result import ParallelResult
 from .root_worker import begin_root
 
 
@@ -171,7 +171,7 @@ def _account(state: _Move, ran: Sequence[Scheduled], schedule: list) -> None:
 
 def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
               nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-              searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> SlicedResult:
+              searchmoves: tuple[str, ...] = (), deepening: bool | None = None) -> ParallelResult:
     """One move of the mixed strategy (``config.order_depth`` 0: the exhaustive one) on
     ``team``: to ``depth``, or ``nodes`` per worker (the clock's end), or until ``stopped()``.
     ``deepening`` (by default where no depth is given): rounds at increasing depths up to
@@ -223,7 +223,7 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
     T = max(state.free)
     if budget:
         T = min(T, budget)
-    return SlicedResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
+    return ParallelResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
                             tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
                             worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
                             depths=(), schedule=tuple(schedule))

@@ -1,12 +1,11 @@
-"""What a parallel search answers with: the move, what it cost and, on the node clock, the
-clock's metrics (nodes for seconds).  A master on the wall clock answers a ``ParallelResult``
-(with a ``NodeClock`` for parallel aspiration); every node-clock algorithm, and the fresh
-cluster in real time, a ``SlicedResult`` (its ``clock``: the same ``NodeClock``; the fresh
-cluster's ``exchange`` and ``real_time`` metrics); the node-clock masters count their messages
-in one ``Messages``.
+"""What a parallel search answers with: one ``ParallelResult`` for every algorithm on either
+clock (the move, what it cost, and the metrics its algorithm has: on the node clock a
+``NodeClock`` of nodes for seconds, the node-clock masters' ``Messages``, the fresh cluster's
+``exchange`` and ``real_time``), and one ``JobResult`` for a worker's finished job.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from players.core.search import INF
 from players.result import IterationInfo
@@ -49,7 +48,7 @@ class NodeClock:
     """A parallel search measured in nodes, what a speedup row sums: ``time`` = T_k (the nodes
     until the answer), ``nodes`` = what all workers searched until they were stopped.  Parallel
     aspiration keeps one as it goes (its ``iterations``); every node-clock result gives one
-    (``SlicedResult.clock``)."""
+    (``ParallelResult.clock``)."""
 
     workers: int
     time: int = 0
@@ -58,23 +57,6 @@ class NodeClock:
     overruns: int = 0  # workers that searched past T because T was not known yet
     fallbacks: int = 0  # iterations no window answered (search instability): one full-window search
     iterations: list[tuple[int, tuple[int, ...], int]] = field(default_factory=list)  # (depth, nodes, decider)
-
-
-@dataclass
-class ParallelResult:
-    """A wall-clock master's answer: the last completed iteration, the tally, the runner's
-    messages; parallel aspiration's, its node clock too (measured when its runner has no client)."""
-
-    move: str
-    score: int
-    depth: int
-    pv: tuple[str, ...]
-    tally: Tally
-    wall: float
-    messages: int
-    iterations: list[IterationInfo] = field(default_factory=list)  # every completed iteration
-    clock: NodeClock | None = None
-
 
 
 @dataclass
@@ -127,11 +109,13 @@ class RealTime:
 
 
 @dataclass(frozen=True)
-class SlicedResult:
-    """One move on the node clock, of every node-clock algorithm: the answer and the clock's
-    metrics.  The clock is sliced (splitting, the master tree and its policies, the lazy
-    cluster: ``slices`` of ``slice_nodes``) or read off the workers' node counts (the root
-    policies: ``time``); a metric an algorithm does not have is None."""
+class ParallelResult:
+    """One move of any parallel search, on either clock: the answer, what it cost and the
+    metrics its algorithm has (one it does not have is None).  On the wall clock: the master's
+    ``tally`` and the runner's messages (parallel aspiration on a runner without a client also
+    ``measured`` its node clock as it went).  On the node clock the clock is sliced (splitting,
+    the master tree and its policies, the lazy and fresh clusters: ``slices`` of
+    ``slice_nodes``) or read off the workers' node counts (the root policies: ``time``)."""
 
     algorithm: str  # the master tree's: its policy
     move: str
@@ -139,10 +123,12 @@ class SlicedResult:
     depth: int
     pv: tuple[str, ...]
     nodes: int  # all workers' nodes
-    worker_nodes: tuple[int, ...]
+    worker_nodes: tuple[int, ...]  # () on the wall clock
     messages: Messages | int  # the lazy cluster's: its exchange; the root policies': jobs and answers
     iterations: tuple[IterationInfo, ...]  # the lazy cluster's and the root policies': the answering worker's
     seconds: float
+    tally: Tally | None = None  # the wall clock's: jobs, their nodes and busy seconds, cancellations
+    measured: NodeClock | None = None  # parallel aspiration's node clock, kept as it went
     slices: int | None = None  # until the master knew the answer (the lazy cluster: every worker was done)
     slice_nodes: int | None = None
     time: int | None = None  # T_k in nodes, where there are no slices
@@ -160,6 +146,14 @@ class SlicedResult:
     schedule: tuple[tuple[str, int, int, int], ...] | None = field(default=None, repr=False)  # mixed's jobs:
     # (move, worker, start, end)
 
+    @classmethod
+    def on_wall(cls, algorithm: str, move: str, score: int, depth: int, pv: Sequence[str], tally: Tally,
+                seconds: float, messages: int, iterations: Sequence[IterationInfo],
+                measured: NodeClock | None = None) -> ParallelResult:
+        """A wall-clock master's answer: its nodes are its tally's."""
+        return cls(algorithm, move, score, depth, tuple(pv), tally.nodes, (), messages, tuple(iterations), seconds,
+                   tally=tally, measured=measured)
+
     @property
     def parallel_nodes(self) -> int:
         """T_k in nodes: slices × the slice's nodes, or ``time``."""
@@ -171,10 +165,13 @@ class SlicedResult:
         return self.algorithm
 
     @property
-    def clock(self) -> NodeClock:
+    def clock(self) -> NodeClock | None:
         """What a speedup row counts of this move (``tournaments.speedup.nodes``): the lazy
         cluster's overruns (restarts run to their end in fixed-depth rows) stay out of it, and
-        the root policies' re-searches count as its fallbacks."""
+        the root policies' re-searches count as its fallbacks.  On the wall clock: the node
+        clock it measured, if any."""
+        if self.tally is not None:
+            return self.measured
         messages = self.messages if isinstance(self.messages, int) else self.messages.total
         return NodeClock(len(self.worker_nodes), time=self.parallel_nodes, nodes=self.nodes, messages=messages,
                          overruns=self.overruns or 0, fallbacks=self.researches or 0)

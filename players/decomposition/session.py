@@ -155,7 +155,7 @@ class Session:
         return SearchResult(bestmove=result.move, score_cp=result.score, mate=mate_in_moves(result.score),
                             pv=result.pv or (result.move,), depth=result.depth,
                             root_moves_searched=n_root,  # the answering iteration was completed: every root move
-                            root_moves=n_root, seldepth=None, nodes=result.tally.nodes,
+                            root_moves=n_root, seldepth=None, nodes=result.nodes,
                             time=time.perf_counter() - start, iterations=tuple(result.iterations), fen=board.fen())
 
     def _clocked(self, board: chess.Board, limits: Limit, searchmoves: tuple[str, ...]) -> SearchResult:

@@ -63,8 +63,8 @@ def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, t
         history.append(completed(master, d, result.score, result.pv or (result.move,), start))
     if result is None:
         raise Aborted()
-    return ParallelResult(result.move, result.score, result.depth, result.pv, master.tally,
-                          time.perf_counter() - start, runner.messages, history)
+    return ParallelResult.on_wall("lazy_smp", result.move, result.score, result.depth, result.pv, master.tally,
+                                  time.perf_counter() - start, runner.messages, history)
 
 
 def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
@@ -99,8 +99,9 @@ def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
         best = max(results, key=lambda r: (r.depth, r is winner))
     if best.depth == 0:
         raise Aborted()
-    return ParallelResult(best.move, best.score, best.depth, best.pv, master.tally, time.perf_counter() - start,
-                          runner.messages, list(best.iterations))
+    return ParallelResult.on_wall("abdada" if master.options.defer else "lazy_smp", best.move, best.score,
+                                  best.depth, best.pv, master.tally, time.perf_counter() - start, runner.messages,
+                                  best.iterations)
 
 
 def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
@@ -132,5 +133,5 @@ def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
     runner.messages += result.counts.messages
     if result.depth == 0:
         raise Aborted()
-    return ParallelResult(result.move, result.score, result.depth, result.pv, tally, time.perf_counter() - start,
-                          runner.messages, list(result.iterations))
+    return ParallelResult.on_wall("ybw", result.move, result.score, result.depth, result.pv, tally,
+                                  time.perf_counter() - start, runner.messages, result.iterations)

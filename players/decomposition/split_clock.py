@@ -33,7 +33,7 @@ from players.position import Position
 from .master_worker import MAX_DEPTH, InProcessTeam, Message, SliceReport
 from .node_clock import Answer, Desk, Wait, run_slices
 from .options import SplitClockConfig
-from .result import Messages, SlicedResult
+from .result import Messages, ParallelResult
 
 from .split_policies import MasterPolicy
 
@@ -85,7 +85,7 @@ class _Split:
 def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
-                    order: Sequence[int] | None = None) -> SlicedResult:
+                    order: Sequence[int] | None = None) -> ParallelResult:
     """One move of root, PV or dynamic splitting, its budget and its end as the master tree's
     (:func:`.master_clock.run_master_tree`)."""
     if nodes is None and depth is None:
@@ -104,6 +104,6 @@ def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, mov
     split.policy.close()
     move, score, done, line = desk.best
     c = desk.counts
-    return SlicedResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
+    return ParallelResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
                         Messages(c.jobs, split.results, c.aborts, c.windows), tuple(desk.iterations),
                         time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)

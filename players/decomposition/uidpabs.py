@@ -49,7 +49,7 @@ from players.searcher import mate_in_moves
 from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team, Worker
 from .options import RootPolicyConfig
-from .result import SlicedResult
+from .result import ParallelResult
 from .root_worker import begin_root
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
@@ -123,7 +123,7 @@ def iterate_once(worker: Worker, depth: int, centre: int, margin: int, limit: in
 
 def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, ...] = (),
                 nodes: int | None = None, depth: int | None = None, stopped: Callable[[], bool] | None = None,
-                searchmoves: tuple[str, ...] = ()) -> SlicedResult:
+                searchmoves: tuple[str, ...] = ()) -> ParallelResult:
     """One move of UIDPABS on ``team``: to ``depth``, or ``nodes`` per worker (the clock's
     nodes), or until ``stopped()``.  ``searchmoves`` restrict the root before it is dealt."""
     start = time.perf_counter()
@@ -188,7 +188,7 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
     active = sum(1 for s in shares if s)
     messages = 2 * active if max_depth > SHARED_DEPTH else 0  # each worker's share and its answer
     iterations = tuple(history) + tuple(worker_history.get(best.worker, ()))
-    return SlicedResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
+    return ParallelResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
                             tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
                             worker=best.worker, researches=researches, fallbacks=fallbacks,
                             depths=tuple(a.depth for a in answers), schedule=())

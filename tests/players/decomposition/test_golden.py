@@ -181,7 +181,7 @@ def _messages(messages: Any) -> Any:
     return {kind: n for kind, n in _plain(messages).items() if n}
 
 
-# The clock metrics a node-clock result may carry (SlicedResult; aspiration's NodeClock).
+# The clock metrics a node-clock result may carry (ParallelResult; aspiration's NodeClock).
 CLOCK = ("worker", "slices", "slice_nodes", "time", "nodes", "worker_nodes", "messages", "entries_sent", "overruns",
          "leaves", "researches", "fallbacks", "depths", "answers", "votes", "schedule")
 
