@@ -8,8 +8,8 @@
   brothers are probed with a null window (``null_window``); with ``speculative`` they do
   not wait for the eldest at all (``split_speculative``).
 * ``peer``: root splitting without a coordinator: the workers take root moves from a shared
-  counter (the agenda, a Dask variable under a Dask lock) and publish a better score in a shared variable under a Dask lock;
-  every job starts from the shared best, and with ``score_sharing`` a watcher thread keeps
+  counter (the agenda, a Dask variable under a Dask lock) and publish a better score in a
+  shared variable under a Dask lock; every job starts from the shared best, and with ``score_sharing`` a watcher thread keeps
   a running job's bound fresh.  The eldest root move is still searched first, alone.
 * ``pv_split``: walk down the previous iteration's principal variation; at every PV
   node search the PV child first (recursively), then split the node's other children

@@ -1,5 +1,6 @@
 """Devesa's "mixed" and "exhaustive" strategies for GNU Chess on Condor
-(Devesa Gómez, *Ultra Deep Blue*, Universitat Autònoma de Barcelona, 2008, sections 3 and 4), as root-splitting policies on the node clock.
+(Devesa Gómez, *Ultra Deep Blue*, Universitat Autònoma de Barcelona, 2008, sections 3 and 4),
+as root-splitting policies on the node clock.
 
 **What Devesa did.**  *Exhaustive* (section 3): no iterative deepening at all; every root move
 is one Condor job searched to the full depth, all submitted at once with the root's initial

@@ -137,7 +137,7 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
 
 def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
     """One position searched to ``depth`` on ``k`` node-clock workers from fresh tables, the
-    master's too: its score and its clock (``SlicedResult.clock``).  The lazy cluster's workers
+    master's too: its score and its clock (``ParallelResult.clock``).  The lazy cluster's workers
     run an iteration that restarted ``OVERRUN_AFTER`` times to its end (an exact search's table
     carries little progress from one restart to the next)."""
     v = variant.with_workers(k)
