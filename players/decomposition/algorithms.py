@@ -9,8 +9,9 @@
   not wait for the eldest at all (``split_speculative``).
 * ``peer``: root splitting without a coordinator: the workers take root moves from a shared
   counter (the agenda, a Dask variable under a Dask lock) and publish a better score in a
-  shared variable under a Dask lock; every job starts from the shared best, and with ``score_sharing`` a watcher thread keeps
-  a running job's bound fresh.  The eldest root move is still searched first, alone.
+  shared variable under a Dask lock; every job starts from the shared best, and with
+  ``score_sharing`` a watcher thread keeps a running job's bound fresh.  The eldest root move
+  is still searched first, alone.
 * ``pv_split``: walk down the previous iteration's principal variation; at every PV
   node search the PV child first (recursively), then split the node's other children
   among the workers, from the bottom up to the root.
