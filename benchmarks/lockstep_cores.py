@@ -35,8 +35,8 @@ def run(args) -> list[dict]:
     config = load_decomposition(args.config)
     options = replace(config.search, hash_mb=args.hash)
     if args.child == "dask":
-        from players.decomposition.lockstep_dask import DaskLockstep
-        transport = DaskLockstep(options, config.workers, processes=2)
+        from players.decomposition.lockstep_dask import DaskTeam
+        transport = DaskTeam(options, config.workers, processes=2)
     else:
         transport = Team(options, config.workers)
     out = []

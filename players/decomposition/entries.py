@@ -28,8 +28,8 @@ def lockstep_team(config: DecompositionConfig):
     if config.in_process or (config.workers == 1 and not config.scheduler):
         from .master_worker import Team
         return Team(config.search, config.workers)
-    from .lockstep_dask import DaskLockstep
-    return DaskLockstep(config.search, config.workers, min(config.workers, 2), config.scheduler)
+    from .lockstep_dask import DaskTeam
+    return DaskTeam(config.search, config.workers, min(config.workers, 2), config.scheduler)
 
 
 def split_clock(team, options: SplitClockConfig, s: ClockedSearch):

@@ -85,5 +85,3 @@ class DaskTeam:
         cluster of its own closes)."""
         self.runner.close()
 
-
-DaskLockstep = DaskTeam  # the lazy cluster's name for it

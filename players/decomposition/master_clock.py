@@ -58,13 +58,13 @@ from .master_worker import (
     MAX_DEPTH,
     Abort,
     Entries,
-    InProcessTeam,
     Job,
     Message,
     Rewindow,
     RootIteration,
     SendTable,
     SliceReport,
+    Team,
     mate_confirmed,
 )
 from .options import MasterTreeConfig
@@ -76,7 +76,7 @@ from .tree_policies import make_policy
 class _Master:
     """The master's side of one move: the iterations, the tree, the workers' jobs."""
 
-    def __init__(self, team: InProcessTeam, config: MasterTreeConfig, fen: str, moves: tuple[str, ...],
+    def __init__(self, team: Team, config: MasterTreeConfig, fen: str, moves: tuple[str, ...],
                  max_depth: int, searchmoves: tuple[str, ...], messages: Messages, start: float) -> None:
         self.team = team
         self.config = config
@@ -314,7 +314,7 @@ class _Master:
                                f"({self.tree.lo}, {self.tree.hi})")
 
 
-def run_master_tree(team: InProcessTeam, config: MasterTreeConfig, fen: str, moves: tuple[str, ...] = (),
+def run_master_tree(team: Team, config: MasterTreeConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
                     order: Sequence[int] | None = None) -> ParallelResult:

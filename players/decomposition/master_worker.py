@@ -385,9 +385,6 @@ class _watching:
         self.done.set()
 
 
-TreeWorker = Worker  # the master tree's name for it
-
-
 class Team:
     """The k node-clock workers in this process, run one after another in each slice (those
     in ``order`` if given, in that order: the answers do not depend on it), and the master's
@@ -429,5 +426,3 @@ class Team:
     def close(self) -> None:
         self.workers = []
 
-
-InProcessTeam = Team  # the master tree's and the splitting masters' name for it

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from players.position import Position
 
-from .master_worker import MAX_DEPTH, InProcessTeam, Message, SliceReport
+from .master_worker import MAX_DEPTH, Message, SliceReport, Team
 from .node_clock import Answer, Desk, Wait, run_slices
 from .options import SplitClockConfig
 from .result import Messages, ParallelResult
@@ -82,7 +82,7 @@ class _Split:
         return out
 
 
-def run_split_clock(team: InProcessTeam, config: SplitClockConfig, fen: str, moves: tuple[str, ...] = (),
+def run_split_clock(team: Team, config: SplitClockConfig, fen: str, moves: tuple[str, ...] = (),
                     nodes: int | None = None, depth: int | None = None, searchmoves: tuple[str, ...] = (),
                     stopped: Callable[[], bool] = lambda: False,
                     order: Sequence[int] | None = None) -> ParallelResult:

@@ -182,12 +182,12 @@ def test_dask_and_in_process_runs_are_identical(data_dir):
     """2 Dask worker processes holding 4 search workers answer exactly as the in-process
     reference: the same moves, scores, depths, node counts and messages, on Bratko-Kopec
     positions, the workers' tables kept from one position to the next in both."""
-    from players.decomposition.lockstep_dask import DaskLockstep
+    from players.decomposition.lockstep_dask import DaskTeam
     lines = (data_dir / "suites" / "bratko-kopec.epd").read_text().splitlines()
     fens = [" ".join(line.split()[:4]) + " 0 1" for line in lines if line.strip()][:4]
     config = LockstepConfig(4, 1500, 3, 128, 2)
     reference = Team(OPTIONS, 4)
-    dask = DaskLockstep(OPTIONS, 4, processes=2)
+    dask = DaskTeam(OPTIONS, 4, processes=2)
     try:
         assert len(set(dask.homes)) == 2
         for fen in fens:

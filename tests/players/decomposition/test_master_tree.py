@@ -14,7 +14,7 @@ from players.core.search import INF, search_node
 from players.decomposition.config import load_decomposition
 from players.decomposition.master_clock import MasterTreeConfig, run_master_tree
 from players.decomposition.master_tree import ALL, CUT, PV, Node, back_up_all, dispatch, number, plan, record, walk
-from players.decomposition.master_worker import InProcessTeam
+from players.decomposition.master_worker import Team
 from players.limits import Limit
 from players.position import Position
 
@@ -189,7 +189,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, k):
             seq = SMALL.make_searcher().search(fen, Limit(depth=depth))
             config = MasterTreeConfig(workers=k, master_depth=2 if depth != 4 else 1, slice=400, sequential_depth=3,
                                       latency=1 if i % 2 else 2)
-            r = run_master_tree(InProcessTeam(SMALL, k), config, fen, depth=depth)
+            r = run_master_tree(Team(SMALL, k), config, fen, depth=depth)
             assert (r.score, r.depth) == (seq.score_cp, depth), (i, depth, k)
             assert r.move == seq.bestmove or _tie_value(fen, r.move, depth) == seq.score_cp, (i, depth, k)
             assert r.pv[0] == r.move and r.leaves > 0
@@ -197,7 +197,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, k):
 
 def test_three_master_plies_answer_the_sequential_search():
     seq = SMALL.make_searcher().search(BK02, Limit(depth=4))
-    r = run_master_tree(InProcessTeam(SMALL, 16), MasterTreeConfig(16, 3, 2000, sequential_depth=4), BK02, depth=4)
+    r = run_master_tree(Team(SMALL, 16), MasterTreeConfig(16, 3, 2000, sequential_depth=4), BK02, depth=4)
     assert (r.move, r.score) == (seq.bestmove, seq.score_cp)
 
 
@@ -206,7 +206,7 @@ def test_runs_are_a_pure_function_of_position_and_config():
     within a slice."""
     for k in (2, 4):
         config = MasterTreeConfig(workers=k, slice=500, sequential_depth=4, latency=2)
-        runs = [run_master_tree(InProcessTeam(SMALL, k), config, BK02, depth=5, order=order)
+        runs = [run_master_tree(Team(SMALL, k), config, BK02, depth=5, order=order)
                 for order in (None, None, list(reversed(range(k))))]
         first = runs[0]
         for r in runs[1:]:
@@ -217,8 +217,8 @@ def test_runs_are_a_pure_function_of_position_and_config():
 
 
 def test_the_exchange_counts_its_messages_and_none_without_it():
-    on = run_master_tree(InProcessTeam(SMALL, 4), MasterTreeConfig(4, slice=500, sequential_depth=4), BK02, depth=5)
-    off = run_master_tree(InProcessTeam(SMALL, 4), MasterTreeConfig(4, slice=500, sequential_depth=4,
+    on = run_master_tree(Team(SMALL, 4), MasterTreeConfig(4, slice=500, sequential_depth=4), BK02, depth=5)
+    off = run_master_tree(Team(SMALL, 4), MasterTreeConfig(4, slice=500, sequential_depth=4,
                                                                      exchange_size=0), BK02, depth=5)
     # after the shallow job and after depth 4's tree: a request, a selection and the merged selection each
     assert on.messages.table == 2 * 3 * 4 and on.messages.entries > 0
@@ -229,21 +229,21 @@ def test_the_exchange_counts_its_messages_and_none_without_it():
 
 
 def test_a_node_budget_is_per_worker_on_the_clock():
-    r = run_master_tree(InProcessTeam(SMALL, 4), MasterTreeConfig(4, slice=700), BK02, nodes=5000)
+    r = run_master_tree(Team(SMALL, 4), MasterTreeConfig(4, slice=700), BK02, nodes=5000)
     assert r.slices * r.slice_nodes >= 5000 > (r.slices - 1) * r.slice_nodes
     assert r.nodes <= 4 * 5000 and all(n <= 5000 for n in r.worker_nodes) and r.depth >= 3
     with pytest.raises(ValueError, match="node budget per worker or a depth"):
-        run_master_tree(InProcessTeam(SMALL, 1), MasterTreeConfig(1), BK02)
+        run_master_tree(Team(SMALL, 1), MasterTreeConfig(1), BK02)
 
 
 def test_searchmoves_restrict_the_root():
     config = MasterTreeConfig(2, slice=500, sequential_depth=3)
-    r = run_master_tree(InProcessTeam(SMALL, 2), config, BK02, depth=4, searchmoves=("c3c2", "b3d2"))
+    r = run_master_tree(Team(SMALL, 2), config, BK02, depth=4, searchmoves=("c3c2", "b3d2"))
     assert r.move in ("c3c2", "b3d2") and r.depth == 4
     seq = SMALL.make_searcher().search(BK02, Limit(depth=4), searchmoves=["c3c2", "b3d2"])
     assert r.score == seq.score_cp
     with pytest.raises(ValueError, match="searchmoves"):
-        run_master_tree(InProcessTeam(SMALL, 2), config, BK02, depth=3, searchmoves=("e1e8",))
+        run_master_tree(Team(SMALL, 2), config, BK02, depth=3, searchmoves=("e1e8",))
 
 
 def test_master_tree_files_are_checked(tmp_path):
@@ -278,7 +278,7 @@ def test_the_decomposition_player_plays_the_master_tree():
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
         player.new_game()
-        again = run_master_tree(InProcessTeam(config.search, 2), config.master_tree, BK02, nodes=6000)
+        again = run_master_tree(Team(config.search, 2), config.master_tree, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("master tree:") and "messages" in line for line in played.report)
         only = player.search(board, Limit(depth=4), searchmoves=("c1c2",))
@@ -292,10 +292,10 @@ def test_uci_master_tree_answers_go_nodes():
 def test_every_node_of_a_chess_tree_has_the_sequential_depth():
     """The master's tree: check extensions as the sequential search gives them, terminal
     positions valued without a job."""
-    r = run_master_tree(InProcessTeam(SMALL, 1), MasterTreeConfig(1, slice=5000, sequential_depth=2), BK02, depth=2)
+    r = run_master_tree(Team(SMALL, 1), MasterTreeConfig(1, slice=5000, sequential_depth=2), BK02, depth=2)
     assert r.depth == 2
     from players.decomposition import master_clock
-    team = InProcessTeam(SMALL, 1)
+    team = Team(SMALL, 1)
     master = master_clock._Master(team, MasterTreeConfig(1, master_depth=2, sequential_depth=2), BK02, (), 3, (),
                                   master_clock.Messages(), 0.0)
     tree = master._build(3)

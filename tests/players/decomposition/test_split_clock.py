@@ -12,7 +12,7 @@ import pytest
 from base.config import ConfigError
 from players.core.search import INF, search_node
 from players.decomposition.config import load_decomposition
-from players.decomposition.master_worker import Abort, InProcessTeam, Job, Rewindow
+from players.decomposition.master_worker import Abort, Job, Rewindow, Team
 from players.decomposition.split_clock import Desk, SplitClockConfig, run_split_clock
 from players.limits import Limit
 from players.position import Position
@@ -48,7 +48,7 @@ def _tie_value(fen: str, move: str, depth: int) -> int:
 
 def _run(name: str, k: int, fen: str, depth: int, **settings):
     config = SplitClockConfig(workers=k, **{"slice": 400, "min_split_depth": 3, **VARIANTS[name], **settings})
-    return run_split_clock(InProcessTeam(SMALL, k), config, fen, depth=depth)
+    return run_split_clock(Team(SMALL, k), config, fen, depth=depth)
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 8, 16])
@@ -82,7 +82,7 @@ def test_runs_are_a_pure_function_of_position_and_config(name):
     k = 4
     orders = (None, None, list(reversed(range(k))), random.Random(7).sample(range(k), k))
     config = SplitClockConfig(workers=k, slice=300, latency=2, min_split_depth=3, **VARIANTS[name])
-    runs = [run_split_clock(InProcessTeam(SMALL, k), config, BK02, depth=5, order=order) for order in orders]
+    runs = [run_split_clock(Team(SMALL, k), config, BK02, depth=5, order=order) for order in orders]
     first = runs[0]
     for r in runs[1:]:
         assert (r.move, r.score, r.pv, r.slices, r.worker_nodes, r.messages, r.overruns) == \
@@ -130,22 +130,22 @@ def test_the_desk_counts_what_it_sends():
 
 def test_a_node_budget_is_per_worker_on_the_clock():
     config = SplitClockConfig("pv_split", 4, slice=700, min_split_depth=3)
-    r = run_split_clock(InProcessTeam(SMALL, 4), config, BK02, nodes=5000)
+    r = run_split_clock(Team(SMALL, 4), config, BK02, nodes=5000)
     assert r.slices * r.slice_nodes >= 5000 > (r.slices - 1) * r.slice_nodes
     assert r.nodes <= 4 * 5000 and all(n <= 5000 for n in r.worker_nodes) and r.depth >= 2
     assert r.iterations[-1].depth == r.depth and r.iterations[-1].pv == r.pv
     with pytest.raises(ValueError, match="node budget per worker or a depth"):
-        run_split_clock(InProcessTeam(SMALL, 1), SplitClockConfig(workers=1), BK02)
+        run_split_clock(Team(SMALL, 1), SplitClockConfig(workers=1), BK02)
 
 
 def test_searchmoves_restrict_the_root():
     config = SplitClockConfig("root_split", 2, slice=500, min_split_depth=3)
-    r = run_split_clock(InProcessTeam(SMALL, 2), config, BK02, depth=4, searchmoves=("c3c2", "b3d2"))
+    r = run_split_clock(Team(SMALL, 2), config, BK02, depth=4, searchmoves=("c3c2", "b3d2"))
     assert r.move in ("c3c2", "b3d2") and r.depth == 4
     seq = SMALL.make_searcher().search(BK02, Limit(depth=4), searchmoves=["c3c2", "b3d2"])
     assert r.score == seq.score_cp
     with pytest.raises(ValueError, match="searchmoves"):
-        run_split_clock(InProcessTeam(SMALL, 2), config, BK02, depth=3, searchmoves=("e1e8",))
+        run_split_clock(Team(SMALL, 2), config, BK02, depth=3, searchmoves=("e1e8",))
 
 
 CLOCKED_FILE = """algorithm: root_split
@@ -188,7 +188,7 @@ def test_the_decomposition_player_plays_root_splitting_on_the_clock():
         assert player.clocked and "threads of this process" in player.describe()
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
-        again = run_split_clock(InProcessTeam(config.search, 2), config.split_clock, BK02, nodes=6000)
+        again = run_split_clock(Team(config.search, 2), config.split_clock, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("root_split (node clock):") and "messages" in line for line in played.report)
         player.new_game()

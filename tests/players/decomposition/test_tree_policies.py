@@ -17,7 +17,7 @@ from players.core.search import INF
 from players.decomposition.config import load_decomposition
 from players.decomposition.master_clock import MasterTreeConfig, run_master_tree
 from players.decomposition.master_tree import Node, dispatch, record, sent
-from players.decomposition.master_worker import InProcessTeam
+from players.decomposition.master_worker import Team
 from players.decomposition.tree_policies import (
     MandatoryFirst,
     TreeSplit,
@@ -180,7 +180,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, k):
         for name, reduction in POLICIES:
             config = MasterTreeConfig(workers=k, slice=400, sequential_depth=3, latency=1 + i % 2, policy=name,
                                       window_reduction=reduction)
-            r = run_master_tree(InProcessTeam(SMALL, k), config, fen, depth=depth)
+            r = run_master_tree(Team(SMALL, k), config, fen, depth=depth)
             assert (r.score, r.depth) == (seq.score_cp, depth), (name, reduction, i, k)
             assert r.pv[0] == r.move and r.leaves > 0 and r.policy == name
 
@@ -192,7 +192,7 @@ def test_window_reduction_sends_new_windows_and_saves_nodes(bk):
     for reduction in (False, True):
         config = MasterTreeConfig(workers=4, slice=400, sequential_depth=3, policy="tree_split",
                                   window_reduction=reduction)
-        runs[reduction] = run_master_tree(InProcessTeam(SMALL, 4), config, bk[4].fen, depth=4)
+        runs[reduction] = run_master_tree(Team(SMALL, 4), config, bk[4].fen, depth=4)
     off, on = runs[False], runs[True]
     assert off.messages.windows == 0 and on.messages.windows > 0
     assert on.score == off.score and on.nodes < off.nodes and on.slices <= off.slices
@@ -240,7 +240,7 @@ def test_the_decomposition_player_plays_a_policy():
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
         player.new_game()
-        again = run_master_tree(InProcessTeam(config.search, 2), config.master_tree, BK02, nodes=6000)
+        again = run_master_tree(Team(config.search, 2), config.master_tree, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("master tree, mandatory_first:") for line in played.report)
 
