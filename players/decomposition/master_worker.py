@@ -27,7 +27,7 @@ import numpy as np
 from players.core.context import (C_HISTORY, C_KILLERS, C_PV, C_PV_LEN, C_STATS, C_STOP, S_NODE_LIMIT, S_NODES,
                                   S_SELDEPTH, S_STOPPED)
 from players.core.moves import move_to_uci
-from players.core.search import INF, search_node
+from players.core.search import INF, MAX_PLY, search_node
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.searcher import Searcher, mate_in_moves
@@ -409,6 +409,17 @@ class Team:
     def begin(self, fen: str, moves: tuple[str, ...], searchmoves: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
         """A new move on every worker: their root moves in their order."""
         return [w.begin(fen, moves, searchmoves) for w in self.workers]
+
+    def begin_root(self, algorithm: str, fen: str, moves: tuple[str, ...], nodes: int | None, depth: int | None,
+                   searchmoves: tuple[str, ...] = ()) -> tuple[list[tuple[str, ...]], int, int]:
+        """A root policy's move (UIDPABS, mixed) begun on every worker: their root moves in their
+        order, the deepest iteration and the node budget per worker (0: none)."""
+        if nodes is None and depth is None:
+            raise ValueError(f"{algorithm} needs a node budget per worker or a depth")
+        orders = self.begin(fen, moves, searchmoves)
+        if not orders[0]:
+            raise ValueError(f"no legal move in {fen} after {' '.join(moves) or 'no moves'}")
+        return orders, min(depth or MAX_PLY - 1, MAX_PLY - 1), nodes or 0
 
     def run_slice(self, delivered: dict[int, list[Message]], budget: int,
                   order: Sequence[int] | None = None) -> list[SliceReport]:

@@ -49,7 +49,6 @@ from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team
 from .options import RootPolicyConfig
 from .result import ParallelResult
-from .root_worker import begin_root
 
 
 @dataclass(frozen=True)
@@ -180,7 +179,7 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
     only as a cap)."""
     start = time.perf_counter()
     k = len(team.workers)
-    orders, max_depth, budget = begin_root(team, "mixed", fen, moves, nodes, depth, searchmoves)
+    orders, max_depth, budget = team.begin_root("mixed", fen, moves, nodes, depth, searchmoves)
     order = orders[0]
     state = _Move([0] * k, [0] * k)
     history: list[IterationInfo] = []

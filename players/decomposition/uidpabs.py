@@ -50,7 +50,6 @@ from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team, Worker
 from .options import RootPolicyConfig
 from .result import ParallelResult
-from .root_worker import begin_root
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
 
@@ -128,7 +127,7 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
     nodes), or until ``stopped()``.  ``searchmoves`` restrict the root before it is dealt."""
     start = time.perf_counter()
     k = len(team.workers)
-    orders, max_depth, budget = begin_root(team, "uidpabs", fen, moves, nodes, depth, searchmoves)
+    orders, max_depth, budget = team.begin_root("uidpabs", fen, moves, nodes, depth, searchmoves)
     # Step 1: the same shallow iterations on every worker (the clock counts them once).
     shared_nodes = [0] * k
     shared: list[WorkerAnswer] = []
