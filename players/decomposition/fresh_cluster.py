@@ -45,6 +45,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
@@ -189,6 +190,17 @@ def cluster_vote(answers: list[WorkerAnswer]) -> WorkerAnswer:
     return best
 
 
+def voted(answers: list[WorkerAnswer], worker_nodes: tuple[int, ...], messages: int, sent: int,
+          exchange: ExchangeCounts, seconds: float, iterations: Callable[[int], Sequence] = lambda w: (),
+          **clock) -> ParallelResult:
+    """The cluster's move, on either clock: the vote over the workers' answers (``iterations``:
+    the answering worker's), with the exchange's metrics and ``clock``'s."""
+    best = cluster_vote(answers)
+    return ParallelResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes), worker_nodes,
+                          messages, tuple(iterations(best.worker)), seconds, worker=best.worker, entries_sent=sent,
+                          answers=tuple(answers), depths=tuple(a.depth for a in answers), exchange=exchange, **clock)
+
+
 class _Worker:
     """A worker's thread for one move: its search, then its result (or its error)."""
 
@@ -276,18 +288,14 @@ class FreshCluster:
         for w in workers:
             if w.error is not None:
                 raise w.error
-        answers = tuple(WorkerAnswer(w.index, w.result.bestmove, w.result.score_cp, w.result.depth, w.result.pv)
-                        for w in workers)
-        best = cluster_vote(list(answers))
-        worker_nodes = tuple(w.result.nodes for w in workers)
-        exchange = ExchangeCounts(counts["rounds"], counts["originated"], counts["fresh"], ENTRY_BYTES * counts["sent"],
-                            tuple(self.thresholds))
+        answers = [WorkerAnswer(w.index, w.result.bestmove, w.result.score_cp, w.result.depth, w.result.pv)
+                   for w in workers]
+        exchange = ExchangeCounts(counts["rounds"], counts["originated"], counts["fresh"],
+                                  ENTRY_BYTES * counts["sent"], tuple(self.thresholds))
         # T_k: the checkpoint at which every worker was done, as the lazy cluster's slices
-        return ParallelResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
-                            worker_nodes, counts["messages"], tuple(workers[best.worker].result.iterations),
-                            time.perf_counter() - start, slices=counts["rounds"] + 1, slice_nodes=cfg.batch,
-                            worker=best.worker, entries_sent=counts["sent"], answers=answers,
-                            depths=tuple(a.depth for a in answers), exchange=exchange)
+        return voted(answers, tuple(w.result.nodes for w in workers), counts["messages"], counts["sent"], exchange,
+                     time.perf_counter() - start, lambda w: workers[w].result.iterations,
+                     slices=counts["rounds"] + 1, slice_nodes=cfg.batch)
 
     def _coordinate(self, workers: list[_Worker], nodes: float, counts: dict[str, int],
                     perturb: Callable[[int], None] | None, stopped: Callable[[], bool] | None = None) -> None:

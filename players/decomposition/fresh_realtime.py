@@ -46,11 +46,10 @@ from players.core.tt import ENTRY_BYTES
 from players.limits import Limit
 from players.position import Position
 from players.searcher import as_position
-from .fresh_cluster import (FreshCluster, FreshClusterConfig, Message, cluster_vote, node_config,
-                            route)
+from .fresh_cluster import FreshCluster, FreshClusterConfig, Message, node_config, route, voted
 from .fresh_realtime_worker import Exchange, rt_begin, rt_drop, rt_exchange, rt_new_game, rt_stop
 from .options import FreshClusterOptions, SearcherConfig
-from .result import ExchangeCounts, RealTime, ParallelResult
+from .result import ExchangeCounts, ParallelResult, RealTime
 from .runner import open_runner
 
 if TYPE_CHECKING:
@@ -263,22 +262,18 @@ class FreshClusterRealtime:
         answered = [w for w in sorted(tally.exchanges) if w not in tally.lost]
         if not answered:
             raise ClusterError(f"no worker of the fresh cluster answered: {tally.lost}")
-        answers = tuple(tally.exchanges[w].answer for w in answered)
-        best = cluster_vote(list(answers))
+        answers = [tally.exchanges[w].answer for w in answered]
         exchanges = [tally.exchanges.get(w) for w in range(c.workers)]
         ms = [1000.0 * t for t in tally.latencies]
-        worker_nodes = tuple(e.nodes if e else 0 for e in exchanges)
         exchange = ExchangeCounts(tally.rounds, tally.originated, tally.fresh, ENTRY_BYTES * tally.sent,
-                            tuple(e.threshold if e else 0 for e in exchanges))
+                                  tuple(e.threshold if e else 0 for e in exchanges))
         real_time = RealTime(self.config.delay_ms, 1000.0 * statistics.median(tally.trips) if tally.trips else 0.0,
                              sum(ms) / len(ms) if ms else 0.0, min(ms) if ms else 0.0, tally.delivered,
                              sum(e.pauses for e in exchanges if e), 1000.0 * sum(e.paused for e in exchanges if e),
                              1000.0 * statistics.mean(tally.takes) if tally.takes else 0.0,
                              tuple(e.seconds if e else 0.0 for e in exchanges), tuple(sorted(tally.lost)))
-        return ParallelResult("fresh_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
-                            worker_nodes, tally.messages, (), seconds,
-                            worker=best.worker, entries_sent=tally.sent, answers=answers,
-                            depths=tuple(a.depth for a in answers), exchange=exchange, real_time=real_time)
+        return voted(answers, tuple(e.nodes if e else 0 for e in exchanges), tally.messages, tally.sent, exchange,
+                     seconds, real_time=real_time)
 
 
 def search_realtime(runner: Runner, config: RealtimeConfig, position: Position | str | None,

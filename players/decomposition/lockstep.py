@@ -159,6 +159,6 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
         if a.depth > 0:
             votes[a.move] = votes.get(a.move, 0) + a.score - low + 14
     return ParallelResult("lazy_cluster", best.move, best.score, best.depth, best.pv, sum(worker_nodes),
-                        tuple(worker_nodes), cluster.messages, tuple(cluster.iterations[best.worker]),
-                        time.perf_counter() - start, slices=slices, slice_nodes=config.slice, worker=best.worker,
-                        entries_sent=cluster.entries, answers=answers, votes=votes)
+                          tuple(worker_nodes), cluster.messages, tuple(cluster.iterations[best.worker]),
+                          time.perf_counter() - start, slices=slices, slice_nodes=config.slice, worker=best.worker,
+                          entries_sent=cluster.entries, answers=answers, votes=votes)

@@ -332,5 +332,5 @@ def run_master_tree(team: Team, config: MasterTreeConfig, fen: str, moves: tuple
                                            stopped, order)
     move, score, done, line = master.best
     return ParallelResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
-                        tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
-                        overruns=overruns, leaves=master.leaves)
+                          tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
+                          overruns=overruns, leaves=master.leaves)

@@ -224,7 +224,7 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
     if budget:
         T = min(T, budget)
     return ParallelResult("mixed", answer.move, answer.score, done, answer.pv or (answer.move,), sum(state.spent),
-                            tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
-                            worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
-                            depths=(), schedule=tuple(schedule))
+                          tuple(state.spent), state.messages, tuple(history), time.perf_counter() - start, time=T,
+                          worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
+                          depths=(), schedule=tuple(schedule))
 

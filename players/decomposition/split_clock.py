@@ -105,5 +105,5 @@ def run_split_clock(team: Team, config: SplitClockConfig, fen: str, moves: tuple
     move, score, done, line = desk.best
     c = desk.counts
     return ParallelResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
-                        Messages(c.jobs, split.results, c.aborts, c.windows), tuple(desk.iterations),
-                        time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)
+                          Messages(c.jobs, split.results, c.aborts, c.windows), tuple(desk.iterations),
+                          time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)

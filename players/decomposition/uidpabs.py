@@ -188,6 +188,6 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
     messages = 2 * active if max_depth > SHARED_DEPTH else 0  # each worker's share and its answer
     iterations = tuple(history) + tuple(worker_history.get(best.worker, ()))
     return ParallelResult("uidpabs", best.move, best.score, best.depth, best.pv or (best.move,), sum(spent),
-                            tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
-                            worker=best.worker, researches=researches, fallbacks=fallbacks,
-                            depths=tuple(a.depth for a in answers), schedule=())
+                          tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
+                          worker=best.worker, researches=researches, fallbacks=fallbacks,
+                          depths=tuple(a.depth for a in answers), schedule=())
