@@ -412,8 +412,17 @@ class Team:
 
     def begin_root(self, algorithm: str, fen: str, moves: tuple[str, ...], nodes: int | None, depth: int | None,
                    searchmoves: tuple[str, ...] = ()) -> tuple[list[tuple[str, ...]], int, int]:
-        """A root policy's move (UIDPABS, mixed) begun on every worker: their root moves in their
-        order, the deepest iteration and the node budget per worker (0: none)."""
+        """A root policy's move (UIDPABS, :mod:`.uidpabs`; Devesa's mixed and exhaustive,
+        :mod:`.mixed`) begun on every worker: their root moves in their order, the deepest
+        iteration and the node budget per worker (0: none).
+
+        Both policies split the root's moves among workers that then search without talking to
+        each other until they answer, so no slices are needed: a worker's search is a
+        deterministic function of (position, its table, its share of the root, its window), the
+        k workers run one after another, and the parallel time is read off their node counts.
+        One call of a worker's ``search`` is the sequential root search over *its* root moves,
+        so every move's value, check extension included, is the one the sequential search
+        gives it."""
         if nodes is None and depth is None:
             raise ValueError(f"{algorithm} needs a node budget per worker or a depth")
         orders = self.begin(fen, moves, searchmoves)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from base.config import Located, YamlSource
 
 MASTER_KEYS = ("score_sharing", "min_split_depth", "tt_exchange", "null_window", "margin")
+FIXED_DEPTH_OVERRUN = 4  # restarts of one iteration before it runs to its end (master_worker.MAX_RESTARTS)
 OUTBOX_MAX = 256  # players.core.context.OUTBOX_MAX (not imported: it would load the engine)
 
 
@@ -70,6 +71,11 @@ class Options:
     def with_workers(self, workers: int) -> Options:
         """These options for ``workers`` workers (the node clock counts the workers it advances)."""
         return replace(self, workers=workers)
+
+    def for_fixed_depth(self) -> Options:
+        """These options for a search to a fixed depth with no node budget (a speedup row),
+        where an algorithm may need a guard that games do not."""
+        return self
 
 
 class WallOptions(Options):
@@ -146,6 +152,10 @@ class LockstepConfig(Options):
     overrun_after: int = 0
 
     KEYS: ClassVar[tuple[str, ...]] = MASTER_KEYS + ("slice", "exchange_depth", "exchange_size", "latency")
+
+    def for_fixed_depth(self) -> LockstepConfig:
+        """An iteration restarted four times runs to its end (the master tree's rule)."""
+        return replace(self, overrun_after=FIXED_DEPTH_OVERRUN)
 
     @classmethod
     def read(cls, src: YamlSource | Located, data: dict, common: Common) -> LockstepConfig:

@@ -24,7 +24,7 @@ clocked algorithm): the same workers and clock as the master tree, the thesis's 
 policy (``players.decomposition.split_clock``, ``.split_policies``); messages are jobs,
 results, aborts and new windows (score sharing).
 
-The root policies (``uidpabs``, Devesa's ``mixed``; ``players.decomposition.root_policy``) run
+The root policies (``uidpabs``, Devesa's ``mixed``; ``players.decomposition.uidpabs``, ``.mixed``) run
 their workers one after another without slices: T_k is read off the workers' node counts
 (UIDPABS: the shared iterations 1-2 + the slowest worker's own nodes; mixed: the ordering
 search + the end of the last list-scheduled job), messages are jobs and answers, and
@@ -46,19 +46,12 @@ from dataclasses import dataclass, replace
 from base.runner import InlineRunner
 from players.decomposition.algorithms import Master, iterate
 from players.decomposition.config import DecompositionConfig
-from players.decomposition.fresh_cluster import FreshCluster, node_config
-from players.decomposition.lockstep import run_lockstep
-from players.decomposition.master_clock import run_master_tree
-from players.decomposition.master_worker import Team
-from players.decomposition.options import FreshClusterOptions
-from players.decomposition.registry import NODE
+from players.decomposition.registry import NODE, ClockedSearch
 from players.decomposition.result import NodeClock
-from players.decomposition.root_policy import run_root_policy
 from players.decomposition.runner import drop_prefix
-from players.decomposition.split_clock import run_split_clock
+from players.limits import Limit
 
 MAX_CLOCK_WORKERS = 16
-OVERRUN_AFTER = 4  # the lazy cluster's restarts of one iteration before it runs to its end (master_worker's)
 
 
 def on_clock(variant: DecompositionConfig) -> bool:
@@ -137,23 +130,17 @@ def run_node_clock(settings: dict, variants: list[DecompositionConfig], fens: li
 
 def node_clock(variant: DecompositionConfig, k: int, fen: str, depth: int) -> tuple[int, NodeClock]:
     """One position searched to ``depth`` on ``k`` node-clock workers from fresh tables, the
-    master's too: its score and its clock (``ParallelResult.clock``).  The lazy cluster's workers
-    run an iteration that restarted ``OVERRUN_AFTER`` times to its end (an exact search's table
-    carries little progress from one restart to the next)."""
-    v = variant.with_workers(k)
-    if isinstance(v.options, FreshClusterOptions):
-        r = FreshCluster(node_config(v.options), v.search.build).search(fen, None, depth)
-        return r.score, r.clock
-    team = Team(variant.search, k)
+    master's too, through the algorithm's registry row (its ``team`` in this process, its
+    ``run``): its score and its clock (``ParallelResult.clock``).  The options are their
+    fixed-depth form (``Options.for_fixed_depth``: the lazy cluster runs an iteration that
+    restarted four times to its end, as an exact search's table carries little progress from
+    one restart to the next)."""
+    v = replace(variant.with_workers(k), in_process=True)
+    found = v.row
+    team = found.team.load()(v)
+    search = ClockedSearch(fen, (), None, depth, (), lambda: False, Limit(depth=depth))
     try:
-        if v.master_tree is not None:
-            r = run_master_tree(team, v.master_tree, fen, depth=depth)
-        elif v.split_clock is not None:
-            r = run_split_clock(team, v.split_clock, fen, depth=depth)
-        elif v.root_policy is not None:
-            r = run_root_policy(team, v.root_policy, fen, depth=depth)
-        else:
-            r = run_lockstep(team, replace(v.lockstep, overrun_after=OVERRUN_AFTER), fen, depth=depth)
+        r = found.run.load()(team, v.options.for_fixed_depth(), search)
     finally:
         team.close()
     return r.score, r.clock

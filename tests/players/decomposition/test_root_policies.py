@@ -13,7 +13,6 @@ from base.config import ConfigError
 from players.core.search import INF
 from players.decomposition import mixed, uidpabs
 from players.decomposition.config import load_decomposition
-from players.decomposition.root_policy import run_root_policy
 from players.decomposition.master_worker import RootSearch, Team
 from players.decomposition.options import RootPolicyConfig
 from players.limits import Limit
@@ -23,6 +22,11 @@ from tests.uci_checks import answers_two_go_nodes
 
 SMALL = replace(EXACT, hash_mb=1)
 BK02 = "3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - 0 1"
+def run_root_policy(team: Team, policy: RootPolicyConfig, fen: str, **search):
+    """One move of the root policy ``policy`` names (its module's entry point)."""
+    return (uidpabs.run_uidpabs if policy.algorithm == "uidpabs" else mixed.run_mixed)(team, policy, fen, **search)
+
+
 POLICIES = [RootPolicyConfig("uidpabs", margin=25), RootPolicyConfig("mixed", order_depth=2, margin=25),
             RootPolicyConfig("mixed", order_depth=0)]
 
