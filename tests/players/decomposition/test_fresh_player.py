@@ -139,17 +139,31 @@ def test_a_stop_order_ends_the_move_at_a_checkpoint():
         assert chess.Move.from_uci(r.bestmove) in board.legal_moves and r.depth < 60
 
 
-def test_a_short_match_finishes(tmp_path):
+def test_a_short_match_plays_the_same_moves_here_and_on_dask_workers(tmp_path):
+    """The node clock's answer is a pure function of (position, file, game so far): a match
+    played in this process and the same match on two Dask worker processes agree move for move."""
     from tests.tournaments.match.match_files import write
     from tournaments.match.run import run_match
-    config = write(tmp_path, """
-        players: [{name: fc2, decomposition: fresh-cluster, workers: 2}]
-        games: 2
-        time_control: {nodes: 500}
-        max_plies: 10
-    """)
-    outcome = run_match(config, progress=False, out=lambda line: None)
-    assert len(outcome.records) == 2
+    games = []
+    for concurrency in (1, 2):
+        (tmp_path / f"c{concurrency}").mkdir()
+        config = write(tmp_path / f"c{concurrency}", f"""
+            players: [{{name: fc2, decomposition: fresh-cluster, workers: 2}}]
+            games: 2
+            concurrency: {concurrency}
+            time_control: {{nodes: 500}}
+            max_plies: 10
+        """)
+        outcome = run_match(config, progress=False, out=lambda line: None)
+        games.append(sorted((r.id, mainline(r.pgn)) for r in outcome.records))
+    assert len(games[0]) == 2 and all(len(moves) == 10 for _, moves in games[0])
+    assert games[0] == games[1]
+
+
+def mainline(pgn: str) -> tuple[str, ...]:
+    import io
+    import chess.pgn
+    return tuple(m.uci() for m in chess.pgn.read_game(io.StringIO(pgn)).mainline_moves())
 
 
 def test_uci_fresh_cluster_answers_go_nodes():
@@ -178,6 +192,33 @@ def test_in_real_time_on_a_local_dask_cluster_of_two_workers():
         played = p.play(board, Limit(nodes=30_000))
         assert chess.Move.from_uci(played.move) in board.legal_moves
         assert p.session.last.real_time.lost == () and p.session.last.real_time.delivered > 0
+
+
+@pytest.mark.slow
+def test_in_real_time_it_plays_uci_and_a_match(tmp_path):
+    """The real-time player behind a GUI (two ``go movetime`` in a row) and in a match, its
+    workers on a local Dask cluster of its own both times."""
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "concilio", "uci", "fresh-cluster-realtime"],
+                                                 timeout=120)
+    try:
+        assert "fresh_cluster" in engine.id["name"]
+        board = chess.Board(BK02)
+        for _ in range(2):
+            move = engine.play(board, chess.engine.Limit(time=0.3)).move
+            assert move in board.legal_moves
+            board.push(move)
+    finally:
+        engine.quit()
+    from tests.tournaments.match.match_files import write
+    from tournaments.match.run import run_match
+    config = write(tmp_path, """
+        players: [{name: rt2, decomposition: fresh-cluster-realtime, workers: 2}]
+        games: 2
+        time_control: {nodes: 3000}
+        max_plies: 8
+    """)
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert len(outcome.records) == 2 and all(r.plies == 8 for r in outcome.records)
 
 
 @pytest.mark.slow
