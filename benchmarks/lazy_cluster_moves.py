@@ -21,7 +21,6 @@ import json
 import lzma
 import statistics
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -69,7 +68,7 @@ def measure(k: int, fens: list[str], nodes: int, config_name: str) -> dict:
     for fen in fens:
         transport = Team(config.search, k)
         try:
-            r = run_lockstep(transport, config.lockstep, fen, nodes=nodes)
+            r = run_lockstep(transport, config.options, fen, nodes=nodes)
         finally:
             transport.close()
         sequential.new_game()

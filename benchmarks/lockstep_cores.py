@@ -42,7 +42,7 @@ def run(args) -> list[dict]:
     out = []
     try:
         for fen in positions(args.suite, args.positions):
-            r = run_lockstep(transport, config.lockstep, fen, nodes=args.nodes)
+            r = run_lockstep(transport, config.options, fen, nodes=args.nodes)
             out.append({"fen": fen, "move": r.move, "score": r.score, "depth": r.depth,
                         "worker_nodes": list(r.worker_nodes), "slices": r.slices, "messages": r.messages,
                         "entries": r.entries_sent, "seconds": round(r.seconds, 2)})

@@ -73,8 +73,7 @@ from base.config import (ConfigError, Located, YamlSource, as_mapping, check_key
 from evaluation.spec import CATEGORIES, EvalSpec, EvalSpecError
 from players.player import COORDINATED_OVERHEAD_MS, Settings
 from . import registry
-from .options import (Common, LockstepConfig, MasterTreeConfig, Options, RootPolicyConfig, SearcherConfig,
-                      SplitClockConfig)
+from .options import Common, Options, SearcherConfig, SplitClockConfig
 
 COMMON_KEYS = {"kind", "name", "description", "algorithm", "workers", "shared_table", "threads", "in_process",
                "search", "cluster"}
@@ -105,8 +104,9 @@ def _all_keys() -> set[str]:
 
 
 @dataclass(frozen=True)
-class _Fields:
-    """The fields of :class:`DecompositionConfig`, whose ``__init__`` also takes the old names."""
+class DecompositionConfig:
+    """A decomposition file: the common keys, the master's keys (``algorithms.Master``'s keyword
+    arguments) and the algorithm's own ``options`` (:mod:`.options`, one class per registry row)."""
 
     name: str
     algorithm: str = "pv_split"
@@ -125,32 +125,6 @@ class _Fields:
     in_process: bool = False
     whole_budget: bool = False  # abdada, lazy_smp over a shared table: every worker spends its share
     options: Options | None = None  # the algorithm's own (.registry): None for the wall clock's master
-
-
-def _family(kind: type, doc: str) -> property:
-    """A node-clock family's settings by its old name: the options if they are of ``kind``."""
-    return property(lambda self: self.options if isinstance(self.options, kind) else None, doc=doc)
-
-
-@dataclass(frozen=True, init=False)
-class DecompositionConfig(_Fields):
-    """A decomposition file: the common keys, the master's keys (``algorithms.Master``'s keyword
-    arguments) and the algorithm's own ``options``.  The node clock's families' settings are
-    read through their old names too (``lockstep``, ``master_tree``, ``split_clock``,
-    ``root_policy``), and given by them (``replace(config, master_tree=...)``)."""
-
-    def __init__(self, *args, lockstep: LockstepConfig | None = None, master_tree: MasterTreeConfig | None = None,
-                 split_clock: SplitClockConfig | None = None, root_policy: RootPolicyConfig | None = None,
-                 **kwargs) -> None:
-        given = [o for o in (lockstep, master_tree, split_clock, root_policy) if o is not None]
-        if given:
-            kwargs["options"] = given[-1]
-        super().__init__(*args, **kwargs)
-
-    lockstep = _family(LockstepConfig, "lazy_cluster: the node clock's settings.")
-    master_tree = _family(MasterTreeConfig, "master_tree and its policies: settings on the node clock.")
-    split_clock = _family(SplitClockConfig, "root_split, pv_split, dynamic_split with node_clock: true.")
-    root_policy = _family(RootPolicyConfig, "uidpabs, mixed: their settings on the node clock.")
 
     @property
     def row(self) -> registry.Algorithm:

@@ -237,7 +237,7 @@ def run_node(name: str, mode: str, k: int, fen: str) -> dict:
     if name == "lazy-cluster,rows":
         team = Team(config.search, k)
         try:
-            r = run_lockstep(team, replace(config.lockstep, overrun_after=OVERRUN_AFTER), fen, depth=DEPTH)
+            r = run_lockstep(team, replace(config.options, overrun_after=OVERRUN_AFTER), fen, depth=DEPTH)
         finally:
             team.close()
         return {**searched(r.move, r.score, r.pv, r.depth, r.nodes, r.iterations), **clock_fields(r)}

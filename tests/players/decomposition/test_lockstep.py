@@ -143,7 +143,7 @@ def test_lazy_cluster_files_are_checked(tmp_path):
     from players.decomposition.config import load_decomposition
     shipped = load_decomposition("lazy-cluster")
     assert shipped.algorithm == "lazy_cluster"
-    assert shipped.lockstep == LockstepConfig(workers=4, slice=2000, exchange_depth=4, exchange_size=256, latency=1)
+    assert shipped.options == LockstepConfig(workers=4, slice=2000, exchange_depth=4, exchange_size=256, latency=1)
     for text, field in (("slice: 0", "slice"), ("latency: 0", "latency"), ("exchange_size: -1", "exchange_size"),
                         ("exchange_depth: 300", "exchange_depth"), ("slice: many", "slice"),
                         ("shared_table: true", "shared_table")):
@@ -173,7 +173,7 @@ def test_the_decomposition_player_plays_the_lazy_cluster():
     config = replace(config, in_process=True, search=replace(config.search, hash_mb=2))
     with DecompositionPlayer(config) as player:
         played = player.play(chess.Board(BK02), Limit(nodes=4000))
-        again = run_lockstep(Team(config.search, 4), config.lockstep, BK02, nodes=4000)
+        again = run_lockstep(Team(config.search, 4), config.options, BK02, nodes=4000)
     assert played.move == again.move and played.nodes == again.nodes == 16000
     assert any("lockstep:" in line and "messages" in line for line in played.report)
 

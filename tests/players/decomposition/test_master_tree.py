@@ -249,9 +249,9 @@ def test_searchmoves_restrict_the_root():
 def test_master_tree_files_are_checked(tmp_path):
     shipped = load_decomposition("master-tree")
     assert shipped.algorithm == "master_tree" and shipped.in_process
-    assert shipped.master_tree == MasterTreeConfig(workers=4, master_depth=2, slice=1000, latency=1,
+    assert shipped.options == MasterTreeConfig(workers=4, master_depth=2, slice=1000, latency=1,
                                                    exchange_size=1000, sequential_depth=5, margin=25)
-    assert shipped.with_workers(16).master_tree.workers == 16
+    assert shipped.with_workers(16).options.workers == 16
     for text, line, field in (("master_depth: 0", 2, "master_depth: 0 is out of range"),
                               ("master_depth: 4", 2, "master_depth: 4 is out of range"),
                               ("slice: 0", 2, "slice"), ("latency: 0", 2, "latency"),
@@ -278,7 +278,7 @@ def test_the_decomposition_player_plays_the_master_tree():
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
         player.new_game()
-        again = run_master_tree(Team(config.search, 2), config.master_tree, BK02, nodes=6000)
+        again = run_master_tree(Team(config.search, 2), config.options, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("master tree:") and "messages" in line for line in played.report)
         only = player.search(board, Limit(depth=4), searchmoves=("c1c2",))

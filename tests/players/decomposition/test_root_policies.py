@@ -190,12 +190,12 @@ def test_searchmoves_restrict_the_root():
 
 
 def test_root_policy_files_are_checked(tmp_path):
-    assert load_decomposition("uidpabs").root_policy == RootPolicyConfig("uidpabs", 4, 25, 4)
-    assert load_decomposition("mixed").root_policy == RootPolicyConfig("mixed", 4, 25, 4)
+    assert load_decomposition("uidpabs").options == RootPolicyConfig("uidpabs", 4, 25, 4)
+    assert load_decomposition("mixed").options == RootPolicyConfig("mixed", 4, 25, 4)
     exhaustive = load_decomposition("mixed-exhaustive")
-    assert exhaustive.root_policy.order_depth == 0 and exhaustive.in_process
-    assert exhaustive.with_workers(16).root_policy.workers == 16
-    assert load_decomposition("pv-split").root_policy is None
+    assert exhaustive.options.order_depth == 0 and exhaustive.in_process
+    assert exhaustive.with_workers(16).options.workers == 16
+    assert load_decomposition("pv-split").options is None
     for text, field in (("algorithm: uidpabs\norder_depth: 3", "order_depth: only mixed"),
                         ("algorithm: mixed\norder_depth: -1", "order_depth: -1 is out of range"),
                         ("algorithm: mixed\nshared_table: true", "shared_table: mixed workers share no memory"),
@@ -217,9 +217,9 @@ def test_the_decomposition_player_plays_the_root_policies():
             player.new_game()
             played = player.play(board, Limit(nodes=6000))
             player.new_game()
-            again = run_root_policy(Team(config.search, 2), config.root_policy, BK02, nodes=6000)
+            again = run_root_policy(Team(config.search, 2), config.options, BK02, nodes=6000)
             assert played.move == again.move and played.nodes == again.nodes
-            assert any(line.startswith(f"{config.root_policy.algorithm}:") for line in played.report)
+            assert any(line.startswith(f"{config.options.algorithm}:") for line in played.report)
             only = player.search(board, Limit(depth=4), searchmoves=("c1c2",))
             assert only.bestmove == "c1c2" and only.depth == 4
 
@@ -235,7 +235,7 @@ def test_speedup_rows_of_the_root_policies():
     from tournaments.speedup.run import load_speedup, run_speedup
     root = Path(__file__).resolve().parents[3]
     settings, variants = load_speedup(root / "configs" / "decomposition" / "speedup-cluster.yaml")
-    variants = [v for v in variants if v.root_policy is not None]
+    variants = [v for v in variants if isinstance(v.options, RootPolicyConfig)]
     assert [v.name for v in variants] == ["uidpabs", "mixed", "mixed-exhaustive"]
     assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
     settings = {**settings, "depth": 3, "clock_workers": [1, 4], "limit": 2}

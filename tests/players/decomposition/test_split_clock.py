@@ -163,9 +163,9 @@ search: {mask: MBXKPAR, hash_mb: 2}
 
 def test_node_clock_files_are_checked(tmp_path):
     config = load_decomposition(text=CLOCKED_FILE)
-    assert config.split_clock == SplitClockConfig("root_split", 2, 600, 2, 3, True, True, True, 30)
-    assert config.with_workers(16).split_clock.workers == 16
-    assert load_decomposition(text="algorithm: root_split\n").split_clock is None  # over Dask, as before
+    assert config.options == SplitClockConfig("root_split", 2, 600, 2, 3, True, True, True, 30)
+    assert config.with_workers(16).options.workers == 16
+    assert load_decomposition(text="algorithm: root_split\n").options is None  # over Dask, as before
     for text, field in (("algorithm: lazy_smp\nnode_clock: true", "node_clock: only root_split"),
                         ("algorithm: master_tree\nnode_clock: true", "node_clock: only root_split"),
                         ("algorithm: pv_split\nnode_clock: true\nshared_table: true", "shared_table: pv_split"),
@@ -188,7 +188,7 @@ def test_the_decomposition_player_plays_root_splitting_on_the_clock():
         assert player.clocked and "threads of this process" in player.describe()
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
-        again = run_split_clock(Team(config.search, 2), config.split_clock, BK02, nodes=6000)
+        again = run_split_clock(Team(config.search, 2), config.options, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("root_split (node clock):") and "messages" in line for line in played.report)
         player.new_game()

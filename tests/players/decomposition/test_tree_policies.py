@@ -204,7 +204,7 @@ def test_the_policies_files_are_checked(tmp_path):
                                     ("mandatory-first", "mandatory_first", False)):
         shipped = load_decomposition(name)
         assert shipped.algorithm == policy and shipped.in_process
-        assert shipped.master_tree == MasterTreeConfig(4, 2, 1000, 1, 1000, 5, 25, policy, reduction)
+        assert shipped.options == MasterTreeConfig(4, 2, 1000, 1, 1000, 5, 25, policy, reduction)
     for text, field in (("algorithm: master_tree\nwindow_reduction: true", "window_reduction: only tree_split"),
                         ("algorithm: tree_split\nwindow_reduction: 1", "window_reduction: expected true or false"),
                         ("algorithm: mandatory_first\nexchange_depth: 3", "exchange_depth: mandatory_first sends"),
@@ -218,12 +218,12 @@ def test_the_policies_files_are_checked(tmp_path):
 
 def test_the_speedup_file_gives_every_policy_node_clock_rows():
     settings, variants = load_speedup(SPEEDUP)
-    variants = [v for v in variants if v.master_tree is not None]
-    assert [(v.name, v.master_tree.policy, v.master_tree.window_reduction) for v in variants] == [
+    variants = [v for v in variants if isinstance(v.options, MasterTreeConfig)]
+    assert [(v.name, v.options.policy, v.options.window_reduction) for v in variants] == [
         ("master-tree", "master_tree", False), ("tree-split", "tree_split", False),
         ("tree-split+window-reduction", "tree_split", True), ("mandatory-first", "mandatory_first", False)]
     assert settings["clock_workers"] == [1, 2, 4, 8, 16] and settings["depth"] == 6
-    small = [replace(v, search=replace(v.search, hash_mb=2), master_tree=replace(v.master_tree, sequential_depth=3,
+    small = [replace(v, search=replace(v.search, hash_mb=2), options=replace(v.options, sequential_depth=3,
                                                                                  slice=300)) for v in variants[1:]]
     rows = run_speedup({**settings, "depth": 4, "limit": 2, "clock_workers": [1, 4]}, small, out=lambda _: None)
     assert [(r.algorithm, r.workers) for r in rows] == [(v.name, k) for v in small for k in (1, 4)]
@@ -240,7 +240,7 @@ def test_the_decomposition_player_plays_a_policy():
         player.new_game()
         played = player.play(board, Limit(nodes=6000))
         player.new_game()
-        again = run_master_tree(Team(config.search, 2), config.master_tree, BK02, nodes=6000)
+        again = run_master_tree(Team(config.search, 2), config.options, BK02, nodes=6000)
         assert played.move == again.move and played.nodes == again.nodes
         assert any(line.startswith("master tree, mandatory_first:") for line in played.report)
 

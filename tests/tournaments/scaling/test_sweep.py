@@ -43,7 +43,7 @@ def test_points_budgets_and_workers(tmp_path):
     l4 = s.point_match(s.arm("L"), 4)
     assert l4.time_control("L4").per_move.nodes == 1000  # per worker
     config = load(l4.entry("L4"))
-    assert config.workers == 4 and config.lockstep.workers == 4  # the node clock counts the same workers
+    assert config.workers == 4 and config.options.workers == 4  # the node clock counts the same workers
     assert l4.output == tmp_path / "runs" / "L-4"
     assert s.points(("C",), ()) == [(s.arm("C"), 4)]
     d2 = s.point_match(s.arm("D"), 2)

@@ -4,6 +4,7 @@ import pytest
 
 from base.config import ConfigError
 from players.decomposition.aspiration import NodeClock
+from players.decomposition.options import SplitClockConfig
 from tournaments.speedup.nodes import NodeRow, node_row
 from tournaments.speedup.run import load_speedup, run_speedup, write_csv
 
@@ -81,7 +82,7 @@ def test_master_tree_rows_on_the_node_clock(tmp_path, data_dir):
     path = tmp_path / "tree.yaml"
     path.write_text(TREE_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
     settings, variants = load_speedup(path)
-    assert variants[0].master_tree.sequential_depth == 3 and variants[0].master_tree.slice == 300
+    assert variants[0].options.sequential_depth == 3 and variants[0].options.slice == 300
     lines: list[str] = []
     rows = run_speedup(settings, variants, out=lines.append)
     assert [(r.algorithm, r.workers) for r in rows] == [("master-tree", k) for k in (1, 2, 4)]
@@ -129,7 +130,7 @@ def test_splitting_rows_on_the_node_clock(tmp_path, data_dir):
     path = tmp_path / "split.yaml"
     path.write_text(SPLIT_CONFIG.format(positions=data_dir / "suites" / "bratko-kopec.epd"))
     settings, variants = load_speedup(path)
-    assert [v.split_clock.algorithm for v in variants] == ["root_split", "pv_split", "dynamic_split"]
+    assert [v.options.algorithm for v in variants] == ["root_split", "pv_split", "dynamic_split"]
     rows = run_speedup(settings, variants, out=lambda line: None)
     assert [(r.algorithm, r.workers) for r in rows] == [(v.name, k) for v in variants for k in (1, 4, 16)]
     for r in rows:
@@ -144,7 +145,7 @@ def test_the_shipped_cluster_file_lists_every_node_clock_algorithm():
     assert {v.algorithm for v in variants} == {"aspiration", "lazy_cluster", "master_tree", "tree_split",
                                                "mandatory_first", "root_split", "pv_split", "dynamic_split",
                                                "uidpabs", "mixed"}
-    assert all(v.split_clock is not None for v in variants
+    assert all(isinstance(v.options, SplitClockConfig) for v in variants
                if v.algorithm in ("root_split", "pv_split", "dynamic_split"))
     assert {v.name for v in variants} >= {"root-split", "root-split+sharing", "root-split+pvs",
                                           "root-split+speculative", "pv-split+pvs", "dynamic-split+pvs"}
