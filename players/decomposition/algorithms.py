@@ -78,14 +78,13 @@ import time
 import chess
 
 from players.core.search import MAX_PLY
-from .registry import ALGORITHMS, MASTER_TREES, WALL, WallSearch, names, row
-from .result import ParallelResult, Tally
-from .split_policies import SplitOptions, Splitting, fold_answer
-from .trees import ORDER_VALUE, BoardTree, board_after, child_depth, ordered_moves
-from .wall import Aborted, WallDriver, WallMaster, completed
+from .registry import ALGORITHMS, WALL, WallSearch, names, row
+from .result import ParallelResult
+from .split_policies import SplitOptions, Splitting
+from .trees import BoardTree, board_after, child_depth
+from .wall import Aborted, WallDriver, WallMaster
 
-__all__ = ["ALGORITHMS", "MASTER_TREES", "ORDER_VALUE", "Aborted", "Master", "ParallelResult", "Tally", "board_after",
-           "child_depth", "completed", "fold_answer", "iterate", "ordered_moves"]
+__all__ = ["Aborted", "Master", "ParallelResult", "iterate"]
 
 class Master(WallMaster):
     """The splitting algorithms' master on the wall clock: root, speculative, PV and dynamic
@@ -124,9 +123,10 @@ class Master(WallMaster):
         return self._drive(fen, moves, 0, lambda p: p.peer(depth, kids))
 
 
-def splitting(master: Master, algorithm: str, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
-    """Iterative deepening of a splitting algorithm: the policy's iterations until ``depth``, or
+def splitting(master: Master, s: WallSearch) -> ParallelResult:
+    """Iterative deepening of a splitting algorithm: the policy's iterations until ``s.depth``, or
     until an abort discards the iteration under way and the last completed one answers."""
+    algorithm, fen, moves, depth = s.algorithm, s.fen, s.moves, s.depth
     start = time.perf_counter()
     if algorithm in ("pv_split", "dynamic_split"):
         master.dynamic = algorithm == "dynamic_split"

@@ -36,9 +36,11 @@ from __future__ import annotations
 import time
 from players.core.search import INF, MAX_PLY
 
+from .registry import WallSearch
 from .result import JobResult, NodeClock, ParallelResult
 from .runner import stop_running
-from .wall import Aborted, WallMaster, board_after, completed
+from .trees import board_after
+from .wall import Aborted, WallMaster, completed
 from . import worker
 from .worker import WindowJob
 
@@ -68,9 +70,10 @@ def holding(wins: list[tuple[int, int]], score: int) -> int:
     return next(i for i, (lo, hi) in enumerate(wins) if lo < score < hi)
 
 
-def parallel_aspiration(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int) -> ParallelResult:
-    """Iterative deepening to ``depth``; every iteration is one parallel-aspiration search with
+def parallel_aspiration(master: WallMaster, s: WallSearch) -> ParallelResult:
+    """Iterative deepening to ``s.depth``; every iteration is one parallel-aspiration search with
     the runner's workers around the previous iteration's score (0 at depth 1)."""
+    fen, moves, depth = s.fen, s.moves, s.depth
     start = time.perf_counter()
     board = board_after(fen, moves)
     if not any(board.legal_moves):

@@ -21,6 +21,8 @@ task.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +35,11 @@ from players.searcher import mate_in_moves
 from .master_worker import MAX_DEPTH, Entries, Job, Message, SliceReport, Team
 from .node_clock import run_slices
 from .options import LockstepConfig
+from .registry import ClockedSearch
 from .result import ParallelResult
+
+if TYPE_CHECKING:
+    from .config import DecompositionConfig
 
 # Stockfish 9's lazy-SMP depth skipping: worker i > 0 skips the iterations d with
 # ((d + SKIP_PHASE[j]) // SKIP_SIZE[j]) odd, j = (i - 1) % 20.  Workers that share no memory
@@ -162,3 +168,17 @@ def run_lockstep(team: Team, config: LockstepConfig, fen: str, moves: tuple[str,
                           tuple(worker_nodes), cluster.messages, tuple(cluster.iterations[best.worker]),
                           time.perf_counter() - start, slices=slices, slice_nodes=config.slice, worker=best.worker,
                           entries_sent=cluster.entries, answers=answers, votes=votes)
+
+
+def team(config: DecompositionConfig):
+    """The lazy cluster's workers: in this process one after the other (``in_process``, or a
+    single worker), else on Dask workers (a local cluster of at most 2 processes, or the scheduler's)."""
+    if config.in_process or (config.workers == 1 and not config.scheduler):
+        return Team(config.search, config.workers)
+    from .lockstep_dask import DaskTeam
+    return DaskTeam(config.search, config.workers, min(config.workers, 2), config.scheduler)
+
+
+def run(team, options: LockstepConfig, s: ClockedSearch) -> ParallelResult:
+    """The registry's entry: one move of a player (:class:`.registry.ClockedSearch`)."""
+    return run_lockstep(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves)

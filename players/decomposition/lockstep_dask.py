@@ -12,7 +12,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from base.cluster import Cluster
 from base.runner import Resident
 from .master_worker import Message, SliceReport, Worker
 from .options import SearcherConfig
@@ -44,15 +43,14 @@ def remote_new_game(prefix: str) -> None:
 
 class DaskTeam:
     """``workers`` node-clock workers on ``processes`` Dask worker processes (a local cluster,
-    or the one at ``scheduler``; or the ``cluster`` given, which the caller closes)."""
+    or the one at ``scheduler``)."""
 
     def __init__(self, options: SearcherConfig, workers: int, processes: int | None = None,
-                 scheduler: str | None = None, cluster: Cluster | None = None) -> None:
+                 scheduler: str | None = None) -> None:
         from base.runner.dask import DaskRunner
         self.options = options
         self.n = workers
-        self.runner = (DaskRunner.start(processes or min(workers, 2), scheduler) if cluster is None
-                       else DaskRunner(cluster))
+        self.runner = DaskRunner.start(processes or min(workers, 2), scheduler)
         slots = self.runner.live()
         if not slots:
             self.runner.close()

@@ -69,6 +69,7 @@ from .master_worker import (
 )
 from .options import MasterTreeConfig
 from .node_clock import run_slices
+from .registry import ClockedSearch
 from .result import Messages, ParallelResult
 from .tree_policies import make_policy
 
@@ -334,3 +335,8 @@ def run_master_tree(team: Team, config: MasterTreeConfig, fen: str, moves: tuple
     return ParallelResult(config.policy, move, score, done, line, sum(worker_nodes), tuple(worker_nodes), messages,
                           tuple(master.iterations), time.perf_counter() - start, slices=t, slice_nodes=config.slice,
                           overruns=overruns, leaves=master.leaves)
+
+
+def run(team: Team, options: MasterTreeConfig, s: ClockedSearch) -> ParallelResult:
+    """The registry's entry: one move of a player (:class:`.registry.ClockedSearch`)."""
+    return run_master_tree(team, options, s.fen, s.moves, s.nodes, s.depth, s.searchmoves, s.stopped)

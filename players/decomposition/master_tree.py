@@ -124,10 +124,6 @@ def walk(node: Node) -> Iterator[Node]:
         yield from walk(c)
 
 
-def leaves(root: Node) -> list[Node]:
-    return [n for n in walk(root) if n.leaf]
-
-
 def back_up(node: Node | None) -> None:
     """Bounds of ``node`` and its ancestors from their children's (negamax)."""
     while node is not None:

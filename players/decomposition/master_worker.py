@@ -18,6 +18,8 @@ slice is a deterministic function of (the worker's state, what it was delivered)
 order in which :class:`Team` runs the workers of one slice changes nothing."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +36,9 @@ from players.searcher import Searcher, mate_in_moves
 
 from .options import SearcherConfig
 from .result import JobResult
+
+if TYPE_CHECKING:
+    from .config import DecompositionConfig
 
 MAX_DEPTH = 63  # the deepest iteration a node-clock search runs
 POLL_SECONDS = 0.005  # how often a running search looks at its stop condition (root policies)
@@ -446,3 +451,8 @@ class Team:
     def close(self) -> None:
         self.workers = []
 
+
+def team(config: DecompositionConfig) -> Team:
+    """The registry's entry for the master families (splitting on the node clock, the master
+    tree, the root policies): their workers, always in this process."""
+    return Team(config.search, config.workers)

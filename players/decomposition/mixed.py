@@ -48,6 +48,7 @@ from players.searcher import mate_in_moves
 from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team
 from .options import RootPolicyConfig
+from .registry import ClockedSearch
 from .result import ParallelResult
 
 
@@ -228,3 +229,9 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
                           worker=answer.worker, researches=state.researches, fallbacks=state.fallbacks,
                           depths=(), schedule=tuple(schedule))
 
+
+def run(team: Team, options: RootPolicyConfig, s: ClockedSearch) -> ParallelResult:
+    """The registry's entry: one move of a player (:class:`.registry.ClockedSearch`); with a
+    depth limit its rounds go up to it (a cap), else one round at the depth given."""
+    return run_mixed(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves,
+                     deepening=s.limits.depth is None)

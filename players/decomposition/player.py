@@ -37,20 +37,6 @@ class DecompositionPlayer(BasePlayer):
         return self.session.clocked
 
     @property
-    def last_lockstep(self):
-        """On the node clock: the last move's result (its metrics)."""
-        return self.session.last
-
-    @property
-    def master(self):
-        """On the wall clock: the last move's master."""
-        return self.session.master
-
-    @property
-    def runner(self) -> Runner | None:
-        return self.session.runner
-
-    @property
     def table(self) -> str:
         """The name of this game's shared table ("" without ``shared_table``)."""
         return self.session.table

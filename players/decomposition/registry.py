@@ -8,8 +8,8 @@ options class answers None (the thesis's algorithms on the wall clock) is driven
 through its row's ``run``.  Both are named, not imported, so that reading a file loads no
 engine: ``Entry.load`` imports them when a player is built.
 
-The entry points whose signatures predate this registry are wrapped in :mod:`.entries`; a new
-algorithm's module gives them with these signatures:
+An algorithm's module gives its entry points with these signatures (a row names them as
+``"module:function"``):
 
 * ``team(config: DecompositionConfig)`` -> the workers, kept for a game: ``new_game()``,
   ``close()`` (and ``stop()`` if a stop order must reach them other than through ``stopped``);
@@ -93,36 +93,43 @@ class Algorithm:
         return self.shared_memory == "required" or (self.shared_memory == "optional" and shared_table)
 
 
+def _entry(where: str | None) -> Entry | None:
+    """``"module:function"`` as an :class:`Entry`."""
+    return Entry(*where.split(":")) if where else None
+
+
 def _row(name: str, options: type[Options], clocks: tuple[str, ...], regime: str | None, memory: str,
          searchmoves: tuple[str, ...] = (), team: str | None = None, run: str | None = None,
          wall: str | None = None, **more) -> Algorithm:
-    """A row whose team, run and wall are wrappers in :mod:`.entries`."""
-    return Algorithm(name, options, clocks, regime, memory, searchmoves,
-                     Entry("entries", team) if team else None, Entry("entries", run) if run else None,
-                     wall=Entry("entries", wall) if wall else None, **more)
+    """A row whose team, run and wall are named ``"module:function"``."""
+    return Algorithm(name, options, clocks, regime, memory, searchmoves, _entry(team), _entry(run),
+                     wall=_entry(wall), **more)
 
 
-_SPLIT = dict(team="master_team", run="split_clock", wall="splitting")
-_TREE = dict(team="master_team", run="master_tree")
+_SPLIT = dict(team="master_worker:team", run="split_clock:run", wall="algorithms:splitting")
+_TREE = dict(team="master_worker:team", run="master_clock:run")
 
 ROWS: tuple[Algorithm, ...] = (
     _row("root_split", RootSplitOptions, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
-    _row("peer", WallOptions, (WALL,), None, "optional", wall="splitting"),
+    _row("peer", WallOptions, (WALL,), None, "optional", wall="algorithms:splitting"),
     _row("pv_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
     _row("dynamic_split", SplitClockConfig, (WALL, NODE), "sliced", "optional", (NODE,), **_SPLIT),
-    _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,), wall="smp"),  # searchmoves: shared table only
-    _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), wall="smp", defer=True),
-    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,), wall="ybw"),
-    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional", wall="aspiration", node_master=True),
-    _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep_team", "lockstep",
+    _row("lazy_smp", SmpOptions, (WALL,), None, "optional", (WALL,), wall="smp:smp"),  # searchmoves: shared table only
+    _row("abdada", SmpOptions, (WALL,), None, "required", (WALL,), wall="smp:smp", defer=True),
+    _row("ybw", YbwOptions, (WALL,), None, "threads", (WALL,), wall="smp:ybw_search"),
+    _row("aspiration", WallOptions, (WALL, NODE), "event", "optional", wall="aspiration:parallel_aspiration",
+         node_master=True),
+    _row("lazy_cluster", LockstepConfig, (NODE,), "sliced", "never", (NODE,), "lockstep:team", "lockstep:run",
          in_this_process=False),
     _row("master_tree", MasterTreeConfig, (NODE,), "sliced", "never", (NODE,), **_TREE),
     _row("tree_split", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
     _row("mandatory_first", WindowReductionOptions, (NODE,), "sliced", "never", (NODE,), **_TREE),
-    _row("uidpabs", RootPolicyConfig, (NODE,), "event", "never", (NODE,), team="master_team", run="uidpabs"),
-    _row("mixed", OrderDepthOptions, (NODE,), "event", "never", (NODE,), team="master_team", run="mixed"),
-    Algorithm("fresh_cluster", FreshClusterOptions, (NODE, WALL), "checkpoints", "never", (NODE, WALL),
-              Entry("fresh_realtime", "team"), Entry("fresh_realtime", "run")),
+    _row("uidpabs", RootPolicyConfig, (NODE,), "event", "never", (NODE,), team="master_worker:team",
+         run="uidpabs:run"),
+    _row("mixed", OrderDepthOptions, (NODE,), "event", "never", (NODE,), team="master_worker:team",
+         run="mixed:run"),
+    _row("fresh_cluster", FreshClusterOptions, (NODE, WALL), "checkpoints", "never", (NODE, WALL),
+         "fresh_realtime:team", "fresh_realtime:run"),
 )
 _BY_NAME = {row.name: row for row in ROWS}
 
@@ -137,7 +144,4 @@ def names(where: Callable[[Algorithm], bool] = lambda row: True) -> tuple[str, .
     return tuple(r.name for r in ROWS if where(r))
 
 
-# The tuples the modules written before the registry import (``algorithms``).
 ALGORITHMS = names()
-MASTER_TREES = names(lambda r: issubclass(r.options, MasterTreeConfig))
-ROOT_POLICIES = names(lambda r: issubclass(r.options, RootPolicyConfig))

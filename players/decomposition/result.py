@@ -160,11 +160,6 @@ class ParallelResult:
         return self.time if self.slices is None else self.slices * self.slice_nodes
 
     @property
-    def policy(self) -> str:
-        """The master tree's policy (its algorithm)."""
-        return self.algorithm
-
-    @property
     def clock(self) -> NodeClock | None:
         """What a speedup row counts of this move (``tournaments.speedup.nodes``): the lazy
         cluster's overruns (restarts run to their end in fixed-depth rows) stay out of it, and

@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .runner import stop_running
+from .registry import WallSearch
 from .result import ParallelResult
 from .wall import Aborted, WallMaster, completed
 from .worker import IterationJob, IterationResult, SearchJob, run
@@ -104,8 +105,18 @@ def shared_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
                                   best.iterations)
 
 
-def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
-               searchmoves: tuple[str, ...] = ()) -> ParallelResult:
+def smp(master: WallMaster, s: WallSearch) -> ParallelResult:
+    """The registry's entry for lazy SMP and ABDADA: over a shared table every worker searches
+    from the root in one job (and the root can be restricted); without one, lazy SMP merges the
+    tables between iterations."""
+    if master.options.table:
+        return shared_smp(master, s.fen, s.moves, s.depth, s.searchmoves)
+    if s.searchmoves:
+        raise ValueError(f"{s.algorithm}: the root moves can be restricted only over a shared table")
+    return lazy_smp(master, s.fen, s.moves, s.depth, s.tt_exchange)
+
+
+def ybw_search(master: WallMaster, s: WallSearch) -> ParallelResult:
     """``algorithm: ybw`` for a :class:`players.decomposition.algorithms.Master`: the team's
     search as one job on the runner's first slot, whose process holds the runner's k threads
     (``threads: true``: one worker process with k threads).  A deadline stops it
@@ -119,7 +130,7 @@ def ybw_search(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int,
     threads = runner.workers
     job = f"{master.key}-ybw-{next(master._ids)}"
     master.running.add(job)
-    team = SearchJob(fen, moves, depth, master.node_limit, tuple(searchmoves), threads,
+    team = SearchJob(s.fen, s.moves, s.depth, master.node_limit, tuple(s.searchmoves), threads,
                      ybw_min_split(master.min_split_depth, threads))
     future = runner.submit_to(0, run, master.key, master.options, job, team, key=job)
     try:

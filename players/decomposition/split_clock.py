@@ -33,6 +33,7 @@ from players.position import Position
 from .master_worker import MAX_DEPTH, Message, SliceReport, Team
 from .node_clock import Answer, Desk, Wait, run_slices
 from .options import SplitClockConfig
+from .registry import ClockedSearch
 from .result import Messages, ParallelResult
 
 from .split_policies import MasterPolicy
@@ -107,3 +108,8 @@ def run_split_clock(team: Team, config: SplitClockConfig, fen: str, moves: tuple
     return ParallelResult(config.algorithm, move, score, done, line, sum(worker_nodes), tuple(worker_nodes),
                           Messages(c.jobs, split.results, c.aborts, c.windows), tuple(desk.iterations),
                           time.perf_counter() - start, slices=t, slice_nodes=config.slice, overruns=overruns)
+
+
+def run(team: Team, options: SplitClockConfig, s: ClockedSearch) -> ParallelResult:
+    """The registry's entry: one move of a player (:class:`.registry.ClockedSearch`)."""
+    return run_split_clock(team, options, s.fen, s.moves, s.nodes, s.depth, s.searchmoves, s.stopped)

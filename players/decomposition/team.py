@@ -31,11 +31,6 @@ class TeamSearcher:
                                      in_process=True)
         self.session = Session(config).start()
 
-    @property
-    def player(self) -> Session:
-        """The session (the name ``tests/ensemble/test_two_level.py`` reads its runner by)."""
-        return self.session
-
     def search(self, position: Position | chess.Board | str | None, limits: Limit, info=None, *,
                searchmoves: Sequence[str] | None = None, margin_probe: bool = False,
                clear_stop: bool = True) -> SearchResult:

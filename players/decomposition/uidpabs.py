@@ -49,6 +49,7 @@ from players.searcher import mate_in_moves
 from .master_worker import mate_confirmed
 from .master_worker import RootSearch, Team, Worker
 from .options import RootPolicyConfig
+from .registry import ClockedSearch
 from .result import ParallelResult
 
 SHARED_DEPTH = 2  # the iterations every worker searches on the whole root (step 1)
@@ -191,3 +192,8 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
                           tuple(spent), messages, iterations, time.perf_counter() - start, time=T,
                           worker=best.worker, researches=researches, fallbacks=fallbacks,
                           depths=tuple(a.depth for a in answers), schedule=())
+
+
+def run(team: Team, options: RootPolicyConfig, s: ClockedSearch) -> ParallelResult:
+    """The registry's entry: one move of a player (:class:`.registry.ClockedSearch`)."""
+    return run_uidpabs(team, options, s.fen, s.moves, s.nodes, s.depth, s.stopped, s.searchmoves)

@@ -31,13 +31,12 @@ from .options import SearcherConfig
 from .peer import peer_round
 from .result import JobResult, Tally
 from .runner import share_bounds, stop_running
-from .trees import board_after
 from .worker import NodeJob, run
 
 if TYPE_CHECKING:
     from .split_policies import Peers
 
-__all__ = ["Aborted", "WallDriver", "WallMaster", "board_after", "completed"]
+__all__ = ["Aborted", "WallDriver", "WallMaster", "completed"]
 
 
 class Aborted(Exception):

@@ -23,8 +23,7 @@ import numpy as np
 
 from base.cluster import worker_address
 from base.runner import Resident
-from players.core.context import C_PV, C_PV_LEN, S_NODES, S_STOPPED
-from players.core.moves import move_to_uci
+from players.core.context import S_NODES, S_STOPPED
 from players.core.search import search_node
 from players.core.tt import new_table, tt_export, tt_import
 from players.limits import Limit
@@ -229,10 +228,7 @@ class WindowJob(WallJob):
         start = time.perf_counter()
         with registered(job_id, searcher, lambda: start_search(searcher, self.node_limit)) as stats:
             score = search_node(position.arrays, searcher.tt, ctx, self.depth, 0, self.alpha, self.beta)
-        pv = ctx[C_PV]
-        n = int(ctx[C_PV_LEN][0])
-        line = tuple(move_to_uci(int(pv[0, j])) for j in range(n) if pv[0, j] != 0)
-        return JobResult(job_id, worker_address(), int(score), line, int(stats[S_NODES]), self.alpha, self.beta,
+        return JobResult(job_id, worker_address(), int(score), searcher._pv(), int(stats[S_NODES]), self.alpha, self.beta,
                          time.perf_counter() - start, bool(stats[S_STOPPED]))
 
 

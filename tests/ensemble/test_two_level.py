@@ -18,7 +18,7 @@ def test_a_team_searches_on_threads_of_this_process_and_honours_searchmoves():
         assert result.depth == 6 and chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
         restricted = team.search(chess.Board(), Limit(depth=4), searchmoves=["g1f3", "b1c3"])
         assert restricted.bestmove in ("g1f3", "b1c3")
-        assert team.player.runner.__class__.__name__ == "ThreadRunner"
+        assert team.session.runner.__class__.__name__ == "ThreadRunner"
     finally:
         team.close()
 

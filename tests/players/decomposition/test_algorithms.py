@@ -93,7 +93,7 @@ def test_dynamic_split_subcontracts_a_last_sibling_to_the_idle_workers():
 def test_peer_workers_take_every_root_move_once_from_the_shared_agenda(bk, sequential):
     """Peer cooperation on Dask: the workers draw root moves from one shared counter with no
     master handing them out; each move is searched by exactly one worker."""
-    from players.decomposition.algorithms import board_after, ordered_moves
+    from players.decomposition.trees import board_after, ordered_moves
     runner = open_runner(2)
     try:
         for i, p in enumerate(bk[:4]):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from players.decomposition.config import load_decomposition
+from players.decomposition.options import MasterTreeConfig, RootPolicyConfig
 from players.decomposition.runner import open_runner
 
 
@@ -86,8 +87,9 @@ def test_every_algorithm_is_a_row_whose_entry_points_exist():
     assert registry.ALGORITHMS == ("root_split", "peer", "pv_split", "dynamic_split", "lazy_smp", "abdada", "ybw",
                                    "aspiration", "lazy_cluster", "master_tree", "tree_split", "mandatory_first",
                                    "uidpabs", "mixed", "fresh_cluster")
-    assert registry.MASTER_TREES == ("master_tree", "tree_split", "mandatory_first")
-    assert registry.ROOT_POLICIES == ("uidpabs", "mixed")
+    assert registry.names(lambda r: issubclass(r.options, MasterTreeConfig)) == ("master_tree", "tree_split",
+                                                                                  "mandatory_first")
+    assert registry.names(lambda r: issubclass(r.options, RootPolicyConfig)) == ("uidpabs", "mixed")
     for row in registry.ROWS:
         assert (row.team is None) == (row.run is None), row.name
         assert all(callable(entry.load()) for entry in (row.team, row.run) if entry is not None), row.name

@@ -97,7 +97,7 @@ def test_the_player_plays_the_node_clocks_cluster_move_for_move():
             again = cluster.search(Position.from_fen(chess.STARTING_FEN, tuple(m.uci() for m in board.move_stack)),
                                    4000)
             assert played.move == again.move and played.nodes == again.nodes == 3 * 4000
-            assert p.last_lockstep.answers == again.answers and p.last_lockstep.entries_sent == again.entries_sent
+            assert p.session.last.answers == again.answers and p.session.last.entries_sent == again.entries_sent
             assert played.report == (again.metrics(),) and played.report[0].startswith("fresh cluster: ")
             board.push_uci(played.move)
 

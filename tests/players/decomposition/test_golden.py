@@ -245,7 +245,7 @@ def run_node(name: str, mode: str, k: int, fen: str) -> dict:
     with DecompositionPlayer(config) as player:
         player.new_game()
         played = player.play(chess.Board(fen), limit)
-        clock = player.last_lockstep if player.clocked else None
+        clock = player.session.last if player.clocked else None
     r = played.result
     return {**searched(r.bestmove, r.score_cp, r.pv, r.depth, r.nodes, r.iterations), "report": list(played.report),
             **clock_fields(clock)}

@@ -182,7 +182,7 @@ def test_the_exact_mode_answers_the_sequential_search(bk, k):
                                       window_reduction=reduction)
             r = run_master_tree(Team(SMALL, k), config, fen, depth=depth)
             assert (r.score, r.depth) == (seq.score_cp, depth), (name, reduction, i, k)
-            assert r.pv[0] == r.move and r.leaves > 0 and r.policy == name
+            assert r.pv[0] == r.move and r.leaves > 0 and r.algorithm == name
 
 
 def test_window_reduction_sends_new_windows_and_saves_nodes(bk):
