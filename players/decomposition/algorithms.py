@@ -32,29 +32,13 @@
   whole search is one job whose process runs it on k threads (``.ybw``,
   ``players.threads.ybw_search``); a node whose eldest child is searched shares its other moves
   with idle threads through a split point.
-* ``lazy_cluster``: Stockfish's MPI lazy cluster on the node clock (lockstep mode): every
-  worker a whole iterative deepening over a table of its own, deep entries exchanged at
-  slice boundaries, the move by the thread vote.  It is not driven from here but by
-  ``players.decomposition.lockstep`` (the decomposition player calls it).
-* ``master_tree``: Jurčovič's master tree on the node clock: the master expands the tree to
-  ``master_depth`` plies, types its nodes Knuth–Moore style and hands the leaves to idle
-  workers minimal tree first, backing their answers up and aborting what a cut-off made
-  useless; workers exchange their deepest entries through the master after every iteration.
-  Driven by ``players.decomposition.master_clock``, not from here.
-* ``tree_split`` and ``mandatory_first``: the same master tree and clock with another master
-  policy (``players.decomposition.tree_policies``): Fishburn and Finkel's tree splitting (with
-  ``window_reduction``: their Update interrupt) and Akl, Barnard and Doran's mandatory work first.
 
-* ``aspiration``: parallel aspiration (Baudet): every worker searches the whole tree with a
-  disjoint window around the previous score, measured on the node clock (``.aspiration``).
-* ``uidpabs``: Newborn's unsynchronised iterative deepening (the Italian thesis, 4.2.5.6): the
-  root moves dealt round-robin to the workers after two shared iterations, each worker
-  deepening its own moves alone in a window around the depth-2 value; the best score of the
-  workers' last iterations answers.  On the node clock, driven by ``.uidpabs``, not from here.
-* ``mixed``: Devesa's mixed strategy: a sequential search to ``order_depth`` orders the root,
-  then one job per root move to the full depth goes to the next idle worker, every job with
-  the root's one window; ``order_depth: 0`` is his exhaustive player (no ordering, no bound).
-  On the node clock, driven by ``.mixed``, not from here.
+The node clock's algorithms are not driven from here but by their own modules, each
+described there and in ``docs/design/decomposition.md``'s table: the lazy clusters
+(:mod:`.lockstep`, :mod:`.fresh_cluster`), the master tree and its policies
+(:mod:`.master_clock`, :mod:`.tree_policies`), UIDPABS (:mod:`.uidpabs`), Devesa's mixed and
+exhaustive players (:mod:`.mixed`).  Parallel aspiration (:mod:`.aspiration`) runs from here on
+both clocks.
 
 ``root_split``, ``pv_split``, ``lazy_smp``, ``abdada`` and ``ybw`` are what a decomposition player
 is configured with (``configs/decomposition/``).  ``peer`` and ``dynamic_split`` are kept on purpose as
