@@ -64,7 +64,8 @@ import chess
 from players.core.search import MAX_PLY
 from .registry import ALGORITHMS, WALL, WallSearch, names, row
 from .result import ParallelResult
-from .split_policies import SplitOptions, Splitting
+from .options import SplitClockConfig
+from .split_policies import Splitting
 from .trees import BoardTree, board_after, child_depth
 from .wall import Aborted, WallDriver, WallMaster
 
@@ -78,8 +79,9 @@ class Master(WallMaster):
                depth: int = MAX_PLY - 1, start: float | None = None) -> tuple[WallDriver, Splitting]:
         """The splitting policy for the position after ``moves``, and the driver that runs it."""
         driver = WallDriver(self, fen, moves, ply, depth, start)
-        options = SplitOptions(algorithm, self.score_sharing, self.null_window, self.speculative, self.margin,
-                               self.min_split_depth)
+        options = SplitClockConfig(algorithm, self.runner.workers, min_split_depth=self.min_split_depth,
+                                   score_sharing=self.score_sharing, null_window=self.null_window,
+                                   speculative=self.speculative, margin=self.margin)
         policy = Splitting(driver, options, BoardTree(fen, moves))
         policy.dynamic = self.dynamic
         policy.root_nodes = self.root_nodes

@@ -47,19 +47,6 @@ class Peers:
     eldest: str
 
 
-@dataclass(frozen=True)
-class SplitOptions:
-    """What the policy reads of a decomposition's options (the node clock's ``SplitClockConfig``
-    has the same fields)."""
-
-    algorithm: str = "root_split"  # root_split | peer | pv_split | dynamic_split
-    score_sharing: bool = True
-    null_window: bool = True
-    speculative: bool = False
-    margin: int = 25
-    min_split_depth: int = 1
-
-
 class Context(Protocol):
     """What a driver lends the policy (module docstring): its workers, jobs and iterations."""
 
@@ -139,7 +126,7 @@ class DeskContext:
 class Splitting:
     """One move's master: its iterations and the splits they make (module docstring)."""
 
-    def __init__(self, ctx: Context, config: SplitOptions | SplitClockConfig, tree: Tree) -> None:
+    def __init__(self, ctx: Context, config: SplitClockConfig, tree: Tree) -> None:
         self.ctx = ctx
         self.config = config
         self.tree = tree

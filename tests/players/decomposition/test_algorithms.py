@@ -250,12 +250,13 @@ def test_peer_searches_the_eldest_then_hands_the_other_moves_to_a_peer_round():
     ``improved``.  Without a round (in process) the others are split with the eldest known."""
     from players.core.search import INF
     from players.decomposition.node_clock import Wait
-    from players.decomposition.split_policies import Peers, SplitOptions, Splitting
+    from players.decomposition.options import SplitClockConfig
+    from players.decomposition.split_policies import Peers, Splitting
     from players.decomposition.trees import BoardTree
     from players.decomposition.result import JobResult
     children = [("e2e4", 2), ("d2d4", 2), ("g1f3", 2), ("c2c4", 2)]
     ctx = Scripted(peers=True)
-    round_ = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
+    round_ = Splitting(ctx, SplitClockConfig("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
     assert isinstance(next(round_), Wait) and ctx.jobs == [(("e2e4",), 2, -INF, INF)]
     request = round_.send(JobResult(0, "here", -10, ("e7e5",), 100))  # the eldest: 10 for the root
     assert request == Peers((("d2d4", 2), ("g1f3", 2), ("c2c4", 2)), 10, "e2e4") and len(ctx.jobs) == 1
@@ -264,7 +265,7 @@ def test_peer_searches_the_eldest_then_hands_the_other_moves_to_a_peer_round():
     assert done.value.value == (30, "c2c4", ("c2c4", "e7e5"), ["c2c4"])
 
     ctx = Scripted(peers=False)
-    split = Splitting(ctx, SplitOptions("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
+    split = Splitting(ctx, SplitClockConfig("peer"), BoardTree(chess.STARTING_FEN, ())).peer(3, children)
     next(split)
     request = split.send(JobResult(0, "here", -10, ("e7e5",), 100))
     assert isinstance(request, Wait) and request.jobs == {1, 2}  # two younger brothers, probed at once
