@@ -40,7 +40,8 @@ from .registry import WallSearch
 from .result import JobResult, NodeClock, ParallelResult
 from .runner import stop_running
 from .trees import board_after
-from .wall import Aborted, WallMaster, completed
+from .master_worker import completed
+from .wall import Aborted, WallMaster
 from . import worker
 from .worker import WindowJob
 
@@ -95,7 +96,7 @@ def parallel_aspiration(master: WallMaster, s: WallSearch) -> ParallelResult:
         guess = score
         move = line[0] if line else next(iter(board.legal_moves)).uci()
         best = (move, score, d, line or (move,))
-        history.append(completed(master, d, score, line or (move,), start))
+        history.append(completed(d, score, master.tally.nodes, start, line or (move,)))
     if best is None:
         raise Aborted()
     master.runner.messages += clock.messages

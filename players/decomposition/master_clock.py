@@ -50,7 +50,6 @@ from players.core.search import MATE
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
 from players.result import IterationInfo
-from players.searcher import mate_in_moves
 
 from .master_tree import Node, back_up_all, best_children, best_line, dispatch, number, record, sent
 from .master_worker import (
@@ -65,6 +64,7 @@ from .master_worker import (
     SendTable,
     SliceReport,
     Team,
+    completed,
     mate_confirmed,
 )
 from .options import MasterTreeConfig
@@ -206,8 +206,7 @@ class _Master:
         if not line:
             line = (self.best[0],)
         self.best = (line[0], int(score), d, line)
-        self.iterations.append(IterationInfo(d, None, int(score), mate_in_moves(score), self.nodes,
-                                             time.perf_counter() - self.start, line))
+        self.iterations.append(completed(d, score, self.nodes, self.start, line))
         if d >= self.max_depth or mate_confirmed(score, d):
             self.finished = True
 

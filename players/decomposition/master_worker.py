@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from players.core.moves import move_to_uci
 from players.core.search import INF, MAX_PLY, search_node
 from players.core.tt import tt_export_deep, tt_import
 from players.position import Position
+from players.result import IterationInfo
 from players.searcher import Searcher, mate_in_moves
 
 from .options import SearcherConfig
@@ -156,6 +158,13 @@ def mate_confirmed(score: int, depth: int) -> bool:
     has proven it once ``depth >= 2n + 1``; deeper iterations cannot change it."""
     mate = mate_in_moves(int(score))
     return mate is not None and depth >= 2 * abs(mate) + 1
+
+
+def completed(depth: int, score: int, nodes: int, start: float, line: tuple[str, ...]) -> IterationInfo:
+    """An iteration a parallel search completed, with the nodes searched so far and the time
+    since ``start``; parallel jobs report no selective depth, so ``seldepth`` stays unknown."""
+    return IterationInfo(depth, None, int(score), mate_in_moves(int(score)), nodes, time.perf_counter() - start,
+                         line)
 
 
 def fresh_root(searcher: Searcher, fen: str, moves: tuple[str, ...],

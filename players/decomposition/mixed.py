@@ -43,10 +43,8 @@ from dataclasses import dataclass
 
 from players.core.search import INF
 from players.result import IterationInfo
-from players.searcher import mate_in_moves
 
-from .master_worker import mate_confirmed
-from .master_worker import RootSearch, Team
+from .master_worker import RootSearch, Team, completed, mate_confirmed
 from .options import RootPolicyConfig
 from .registry import ClockedSearch
 from .result import ParallelResult
@@ -196,8 +194,7 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
             break
         guess, done = r.score, d
         answer = RoundAnswer(r.score, r.move, r.pv, True)
-        history.append(IterationInfo(d, None, r.score, mate_in_moves(r.score), sum(state.spent),
-                                     time.perf_counter() - start, r.pv))
+        history.append(completed(d, r.score, sum(state.spent), start, r.pv))
     order = team.workers[0].order()
     state.free = [state.spent[0]] * k  # the jobs go out when the ordering search is over
     schedule: list[tuple[str, int, int, int]] = []
@@ -213,8 +210,7 @@ def run_mixed(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str, 
         if result is None:
             break
         answer, done = result, d
-        history.append(IterationInfo(d, None, result.score, mate_in_moves(result.score), sum(state.spent),
-                                     time.perf_counter() - start, result.pv))
+        history.append(completed(d, result.score, sum(state.spent), start, result.pv))
         if mate_confirmed(result.score, d):
             break
         if config.order_depth > 0:  # the next round: ordered by this one's answers, around its value

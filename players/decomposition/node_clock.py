@@ -9,16 +9,14 @@ the wait, and the clock needs the policies; with both here neither imports the o
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from players.core.search import INF
 from players.result import IterationInfo
-from players.searcher import mate_in_moves
 
-from .master_worker import Abort, Job, Message, Rewindow, RootIteration, SliceReport, mate_confirmed
+from .master_worker import Abort, Job, Message, Rewindow, RootIteration, SliceReport, completed, mate_confirmed
 from .result import JobResult, Messages
 
 Answer = JobResult | RootIteration
@@ -101,8 +99,7 @@ class Desk:
     def record(self, depth: int, score: int, line: tuple[str, ...]) -> None:
         """Iteration ``depth`` is complete: its answer is the move's now."""
         self.best = (line[0], int(score), depth, line)
-        self.iterations.append(IterationInfo(depth, None, int(score), mate_in_moves(int(score)), self.nodes,
-                                             time.perf_counter() - self.start, line))
+        self.iterations.append(completed(depth, score, self.nodes, self.start, line))
         if depth >= self.max_depth or mate_confirmed(score, depth):
             self.finished = True
 

@@ -15,7 +15,8 @@ import numpy as np
 from .runner import stop_running
 from .registry import WallSearch
 from .result import ParallelResult
-from .wall import Aborted, WallMaster, completed
+from .master_worker import completed
+from .wall import Aborted, WallMaster
 from .worker import IterationJob, IterationResult, SearchJob, run
 
 
@@ -61,7 +62,7 @@ def lazy_smp(master: WallMaster, fen: str, moves: tuple[str, ...], depth: int, t
                 shared = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
                 runner.messages += 2 * len(parts)
         master.running.clear()
-        history.append(completed(master, d, result.score, result.pv or (result.move,), start))
+        history.append(completed(d, result.score, master.tally.nodes, start, result.pv or (result.move,)))
     if result is None:
         raise Aborted()
     return ParallelResult.on_wall("lazy_smp", result.move, result.score, result.depth, result.pv, master.tally,

@@ -44,10 +44,8 @@ from dataclasses import dataclass
 
 from players.core.search import INF
 from players.result import IterationInfo
-from players.searcher import mate_in_moves
 
-from .master_worker import mate_confirmed
-from .master_worker import RootSearch, Team, Worker
+from .master_worker import RootSearch, Team, Worker, completed, mate_confirmed
 from .options import RootPolicyConfig
 from .registry import ClockedSearch
 from .result import ParallelResult
@@ -143,8 +141,7 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
                 break
             answer = WorkerAnswer(w, d, it.search.score, it.search.move, it.search.pv)
             if w == 0:
-                history.append(IterationInfo(d, None, answer.score, mate_in_moves(answer.score), shared_nodes[0],
-                                             time.perf_counter() - start, answer.pv))
+                history.append(completed(d, answer.score, shared_nodes[0], start, answer.pv))
         shared.append(answer)
     clock = max(shared_nodes)
     first = shared[0]
@@ -175,8 +172,7 @@ def run_uidpabs(team: Team, config: RootPolicyConfig, fen: str, moves: tuple[str
                 continue  # its budget is spent, or the move's time: this iteration does not count
             r = it.search
             answers[w] = WorkerAnswer(w, d, r.score, r.move, r.pv)
-            worker_history[w].append(IterationInfo(d, None, r.score, mate_in_moves(r.score),
-                                                   shared_nodes[w] + own_nodes[w], time.perf_counter() - start, r.pv))
+            worker_history[w].append(completed(d, r.score, shared_nodes[w] + own_nodes[w], start, r.pv))
             if d < max_depth and not mate_confirmed(r.score, d) and not (budget and own_nodes[w] >= limits[w]):
                 heapq.heappush(ready, (shared_nodes[w] + own_nodes[w], w, d + 1))
     dealt = [a for w, a in enumerate(answers) if shares[w] or w == 0]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from base.runner import Runner
 from players.core.search import INF, MAX_PLY
 from players.result import IterationInfo
-from players.searcher import mate_in_moves
+from .master_worker import completed
 from .node_clock import Wait
 from .options import SearcherConfig
 from .peer import peer_round
@@ -36,7 +36,7 @@ from .worker import NodeJob, run
 if TYPE_CHECKING:
     from .split_policies import Peers
 
-__all__ = ["Aborted", "WallDriver", "WallMaster", "completed"]
+__all__ = ["Aborted", "WallDriver", "WallMaster"]
 
 
 class Aborted(Exception):
@@ -134,7 +134,7 @@ class WallDriver:
         return self.k - running
 
     def record(self, depth: int, score: int, pv: tuple[str, ...]) -> bool:
-        self.history.append(completed(self.master, depth, score, pv, self.start))
+        self.history.append(completed(depth, score, self.master.tally.nodes, self.start, pv))
         return depth >= self.max_depth
 
     # --- the driver --------------------------------------------------------------------------------
@@ -171,10 +171,3 @@ class WallDriver:
 
     def _peers(self, request: Peers) -> list:
         return peer_round(self.master, self.fen, self.moves, request)
-
-
-def completed(master: WallMaster, depth: int, score: int, pv: tuple[str, ...], start: float) -> IterationInfo:
-    """An iteration the master completed, with the nodes of every worker so far.  Parallel
-    jobs report no selective depth: ``seldepth`` stays unknown."""
-    return IterationInfo(depth, None, score, mate_in_moves(score), master.tally.nodes, time.perf_counter() - start,
-                         pv)
