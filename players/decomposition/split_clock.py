@@ -8,17 +8,11 @@ or 16 workers on two cores only give node counts.  Here the workers are the mast
 at slice boundaries, restart from the table) and the master is a *policy*
 (:mod:`.split_policies`): a generator that submits jobs, changes their windows, aborts them
 and yields :class:`Wait` until one of the jobs it names answers.  This module runs it on the
-sliced clock (:func:`.node_clock.run_slices`), with the master tree's conventions:
-
-* the workers advance in slices of ``slice`` nodes; the master acts only at slice
-  boundaries; a message sent at the end of slice s (a worker's answer) or at the boundary
-  before slice s + 1 (the master's) is delivered at the start of slice s + ``latency``;
-* a job waits in the master's queue until a worker is idle (first come, first served; a
-  path goes back to the worker that searched it last if that one is idle: its table holds
-  the subtree); a worker is idle from the moment the master knows its answer, or sends it
-  an abort;
-* T_k = the slices until the master knows the answer × ``slice``; N_k = every worker's
-  nodes; messages: jobs, results (a root job's: one per iteration), aborts, new windows.
+sliced clock (:func:`.node_clock.run_slices`), with the master tree's conventions (slices,
+latency, T_k and N_k as :mod:`.master_clock` states them; messages: jobs, results, aborts, new
+windows).  A job waits in the master's queue until a worker is idle (first come, first served;
+a path goes back to the worker that searched it last if that one is idle: its table holds the
+subtree); a worker is idle from the moment the master knows its answer, or sends it an abort.
 
 The answers the master receives are ordered by (boundary, worker): the run is a pure function
 of (position, config, the workers' tables), whatever order a slice runs the workers in.
