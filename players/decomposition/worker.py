@@ -228,8 +228,8 @@ class WindowJob(WallJob):
         start = time.perf_counter()
         with registered(job_id, searcher, lambda: start_search(searcher, self.node_limit)) as stats:
             score = search_node(position.arrays, searcher.tt, ctx, self.depth, 0, self.alpha, self.beta)
-        return JobResult(job_id, worker_address(), int(score), searcher._pv(), int(stats[S_NODES]), self.alpha, self.beta,
-                         time.perf_counter() - start, bool(stats[S_STOPPED]))
+        return JobResult(job_id, worker_address(), int(score), searcher._pv(), int(stats[S_NODES]), self.alpha,
+                         self.beta, time.perf_counter() - start, bool(stats[S_STOPPED]))
 
 
 # --- the master's signals and a game's lifetime ----------------------------------------------------
