@@ -18,12 +18,11 @@ slice is a deterministic function of (the worker's state, what it was delivered)
 order in which :class:`Team` runs the workers of one slice changes nothing."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
