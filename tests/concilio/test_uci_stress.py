@@ -117,31 +117,33 @@ def race_stop(engine: chess.engine.SimpleEngine, board: chess.Board, limit: ches
 RETRIES = 5
 
 
-def repeats_late(target: list[str], answer: Answer, margin: float) -> bool:
+def repeats_late(engine: chess.engine.SimpleEngine, answer: Answer, margin: float) -> bool:
     """Whether a late answer is the engine's doing: the same search, repeated in a fresh
     engine, is late again.  This shared machine can stall a process for a tenth of a second
     now and then; an engine fault (a deadline it misses in some position) comes back."""
-    engine = chess.engine.SimpleEngine.popen_uci(UCI + target, timeout=120)
-    try:
-        engine.ping()
-        for _ in range(RETRIES):
-            board = chess.Board(answer.fen)
-            if answer.stop_after is not None:
-                took = race_stop(engine, board, answer.engine_limit, answer.stop_after, object())
-            else:
-                started = time.perf_counter()
-                engine.play(board, answer.engine_limit, game=object())
-                took = time.perf_counter() - started
-            if took - answer.allowed > margin:
-                return True
-    finally:
-        engine.quit()
+    for _ in range(RETRIES):
+        board = chess.Board(answer.fen)
+        if answer.stop_after is not None:
+            took = race_stop(engine, board, answer.engine_limit, answer.stop_after, object())
+        else:
+            started = time.perf_counter()
+            engine.play(board, answer.engine_limit, game=object())
+            took = time.perf_counter() - started
+        if took - answer.allowed > margin:
+            return True
     return False
 
 
 def check(answers: list[Answer], margin: float, target: list[str] | None = None) -> None:
     late = [a for a in answers if a.late > margin]
-    stalls = [a for a in late if not repeats_late(target or [], a, margin)]
+    stalls = []
+    if late:  # one fresh engine repeats them all: starting one costs more than the searches
+        engine = chess.engine.SimpleEngine.popen_uci(UCI + (target or []), timeout=120)
+        try:
+            engine.ping()
+            stalls = [a for a in late if not repeats_late(engine, a, margin)]
+        finally:
+            engine.quit()
     if stalls:
         print(f"{len(stalls)} late answer(s) not reproduced in {RETRIES} repeats each (a stalled machine): "
               + "; ".join(f"{a.limit}: {a.took * 1000:.1f} ms" for a in stalls))
