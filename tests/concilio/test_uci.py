@@ -74,7 +74,7 @@ def test_a_full_game_against_gnu_chess_without_losing_on_time():
     ours = chess.engine.SimpleEngine.popen_uci(UCI, timeout=60)
     theirs = chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)
     board = chess.Board()
-    clocks = {chess.WHITE: 6.0, chess.BLACK: 6.0}
+    clocks = {chess.WHITE: 4.0, chess.BLACK: 4.0}  # a bullet game: 4 s + 0.05 s a move
     increment = 0.05
     replaced = 0
     try:
