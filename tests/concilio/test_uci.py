@@ -14,7 +14,6 @@ import chess
 import chess.engine
 import pytest
 
-from base.resources import COLD_NOTICE_ENV
 from concilio.uci import UciEngine
 from players.clock import DEFAULT_OVERHEAD_MS, MOVETIME_MARGIN_MS
 from players.external import EngineNotFoundError, find_engine_binary
@@ -72,7 +71,10 @@ def test_a_full_game_against_gnu_chess_without_losing_on_time():
     except EngineNotFoundError:
         pytest.skip("gnuchess not installed (CI installs it)")
     ours = chess.engine.SimpleEngine.popen_uci(UCI, timeout=60)
-    theirs = chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)
+    def start_gnuchess() -> chess.engine.SimpleEngine:
+        return chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)
+
+    theirs = start_gnuchess()
     board = chess.Board()
     clocks = {chess.WHITE: 4.0, chess.BLACK: 4.0}  # a bullet game: 4 s + 0.05 s a move
     increment = 0.05
@@ -93,7 +95,7 @@ def test_a_full_game_against_gnu_chess_without_losing_on_time():
                 replaced += 1
                 with contextlib.suppress(chess.engine.EngineError):
                     theirs.quit()
-                theirs = chess.engine.SimpleEngine.popen_uci([gnuchess, "--uci"], timeout=60)
+                theirs = start_gnuchess()
                 continue
             clocks[board.turn] -= time.perf_counter() - started
             if board.turn == chess.WHITE:
