@@ -33,6 +33,7 @@ class Best:
     arm: str
     elo: EloEstimate
     finished: bool
+    games: int  # played, as the point's table counts them (its estimate uses whole pairs)
 
     @property
     def se(self) -> float:
@@ -73,7 +74,7 @@ def best_by_way(sweep: SweepConfig, points: list[PointResult]) -> dict[tuple[int
             continue
         here = best.get((p.k, way))
         if here is None or p.elo.elo > here.elo.elo:
-            best[(p.k, way)] = Best(p.arm, p.elo, p.finished)
+            best[(p.k, way)] = Best(p.arm, p.elo, p.finished, p.games)
     return best
 
 
@@ -94,7 +95,7 @@ def _cell(b: Best | None) -> str:
     if b is None:
         return "—"
     e = b.elo
-    games = "" if b.finished else f", {e.games} games so far"
+    games = "" if b.finished else f", {b.games} games so far"
     return f"{b.arm} {e.elo:+.0f} [{e.low:+.0f}, {e.high:+.0f}]{games}"
 
 

@@ -32,8 +32,10 @@ def estimate(score: float, se: float, games: int = 400) -> EloEstimate:
                        elo_from_score(score + Z95 * se), 0.5)
 
 
-def point(arm: str, score: float, se: float = 0.02, games: int = 400) -> PointResult:
-    return PointResult(arm, arm, 4, 1000, games, 400, (0, 0, 0), estimate(score, se, games), "", "")
+def point(arm: str, score: float, se: float = 0.02, games: int = 400, played: int | None = None) -> PointResult:
+    """A point of ``played`` games whose estimate used ``games`` of them (whole pairs)."""
+    return PointResult(arm, arm, 4, 1000, games if played is None else played, 400, (0, 0, 0),
+                       estimate(score, se, games), "", "")
 
 
 def test_the_best_of_each_way_and_the_gap_with_its_interval():
@@ -55,11 +57,11 @@ def test_the_best_of_each_way_and_the_gap_with_its_interval():
 def test_the_table_names_each_budget_in_milliseconds_and_marks_a_running_point():
     small = load_sweep(text=TEXT.format(name="small", nodes=10_000))
     large = load_sweep(text=TEXT.format(name="large", nodes=100_000))
-    lines = table([small, large], [[point("N", 0.6), point("C", 0.58)], [point("C", 0.55, games=54)]], nps=2e6)
+    lines = table([small, large], [[point("N", 0.6), point("C", 0.58)], [point("C", 0.55, games=54, played=55)]], nps=2e6)
     rows = [line for line in lines if line.startswith("| 1")]
     assert rows[0].startswith("| 10,000 (5 ms) | 4 |") and rows[0].endswith(" |") and "—" in rows[0]
     assert "+14 [" in rows[0]  # 70.4 - 56.1 Elo: N over C
-    assert rows[1].startswith("| 100,000 (50 ms) | 4 |") and "54 games so far" in rows[1]
+    assert rows[1].startswith("| 100,000 (50 ms) | 4 |") and "55 games so far" in rows[1]  # as the point's table counts
     assert rows[1].endswith("| — |")  # no decomposition at the larger budget yet: no gap
     assert milliseconds(100_000, 2e6) == 50.0
 
