@@ -26,30 +26,21 @@ WAY_LABELS = {"ceiling": "ceiling (one search of k × N)", "shared_memory": "dec
               "message_passing": "decomposition, no shared memory", "ensemble": "ensemble (knowledge)"}
 
 
-@dataclass(frozen=True)
-class Best:
-    """The best point of one way at one budget and k, by its estimate."""
-
-    arm: str
-    elo: EloEstimate
-    finished: bool
-    games: int  # played, as the point's table counts them (its estimate uses whole pairs)
-
-    @property
-    def se(self) -> float:
-        """Standard error in Elo (the delta method at the point's score)."""
-        s = min(max(self.elo.score, 1e-3), 1 - 1e-3)
-        return self.elo.se * 400 / (math.log(10) * s * (1 - s))
+def elo_se(e: EloEstimate) -> float:
+    """A point's standard error in Elo (the delta method at its score)."""
+    s = min(max(e.score, 1e-3), 1 - 1e-3)
+    return e.se * 400 / (math.log(10) * s * (1 - s))
 
 
 @dataclass(frozen=True)
 class Gap:
-    """(best decomposition without shared memory) − (best ensemble) at one budget and k."""
+    """(best decomposition without shared memory) − (best ensemble) at one budget and k: each the
+    best point of its way, with an estimate."""
 
     nodes: int
     k: int
-    decomposition: Best
-    ensemble: Best
+    decomposition: PointResult
+    ensemble: PointResult
 
     @property
     def elo(self) -> float:
@@ -57,28 +48,28 @@ class Gap:
 
     @property
     def half_width(self) -> float:
-        return Z95 * math.hypot(self.decomposition.se, self.ensemble.se)
+        return Z95 * math.hypot(elo_se(self.decomposition.elo), elo_se(self.ensemble.elo))
 
 
 def milliseconds(nodes: int, nps: float = ENGINE_NPS) -> float:
     return 1000.0 * nodes / nps
 
 
-def best_by_way(sweep: SweepConfig, points: list[PointResult]) -> dict[tuple[int, str], Best]:
+def best_by_way(sweep: SweepConfig, points: list[PointResult]) -> dict[tuple[int, str], PointResult]:
     """(k, way) -> the best point of that way at k (points without an estimate left out)."""
     ways = {a.key: a.way for a in sweep.arms if a.way}
-    best: dict[tuple[int, str], Best] = {}
+    best: dict[tuple[int, str], PointResult] = {}
     for p in points:
         way = ways.get(p.arm)
         if way is None or p.elo is None or not math.isfinite(p.elo.elo):
             continue
         here = best.get((p.k, way))
         if here is None or p.elo.elo > here.elo.elo:
-            best[(p.k, way)] = Best(p.arm, p.elo, p.finished, p.games)
+            best[(p.k, way)] = p
     return best
 
 
-def gap_at(nodes: int, k: int, best: dict[tuple[int, str], Best]) -> Gap | None:
+def gap_at(nodes: int, k: int, best: dict[tuple[int, str], PointResult]) -> Gap | None:
     d, e = best.get((k, "message_passing")), best.get((k, "ensemble"))
     return None if d is None or e is None else Gap(nodes, k, d, e)
 
@@ -91,7 +82,7 @@ def gaps(sweeps: list[SweepConfig], collected: list[list[PointResult]]) -> list[
     return found
 
 
-def _cell(b: Best | None) -> str:
+def _cell(b: PointResult | None) -> str:
     if b is None:
         return "—"
     e = b.elo
