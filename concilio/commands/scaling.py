@@ -142,9 +142,11 @@ def carry(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace) -> int:
     """The sweep's table and plot from the games played so far."""
+    from tournaments.scaling.archive import require_restored
     from tournaments.scaling.config import load_sweep
     from tournaments.scaling.report import write_report
     sweep = load_sweep(args.config)
+    require_restored(sweep, args.config)
     table, image = write_report(sweep, args.output, args.document)
     print(table.read_text())
     print(f"table: {table}" + (f"  plot: {image}" if image else ""))
@@ -153,9 +155,13 @@ def report(args: argparse.Namespace) -> int:
 
 def budgets(args: argparse.Namespace) -> int:
     """Sweeps at several budgets read side by side (``tournaments.scaling.budgets``)."""
+    from tournaments.scaling.archive import require_restored
     from tournaments.scaling.budgets import ENGINE_NPS, write_budgets
     from tournaments.scaling.config import load_sweep
-    sweeps = sorted((load_sweep(c) for c in args.configs), key=lambda s: s.nodes)
+    loaded = [(load_sweep(c), c) for c in args.configs]
+    for sweep, given in loaded:
+        require_restored(sweep, given)
+    sweeps = sorted((s for s, _ in loaded), key=lambda s: s.nodes)
     text, images = write_budgets(sweeps, args.output, args.document, args.nps or ENGINE_NPS)
     print(text.read_text())
     print(f"table: {text}" + "".join(f"  plot: {i}" for i in images))

@@ -12,6 +12,7 @@ import lzma
 from dataclasses import dataclass
 from pathlib import Path
 
+from base.errors import ConcilioError
 from tournaments.scaling.config import SweepConfig
 
 GAMES, ARCHIVED, SUMMARY = "games.jsonl", "games.jsonl.xz", "summary.md"
@@ -56,19 +57,43 @@ def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
 def restore(sweep: SweepConfig, results: Path) -> list[Copied]:
     """Every archived point and duel with more games than its runs folder holds, put back there."""
     out = []
-    for name in _folders(results, ARCHIVED):
-        data = _read_xz(results / name / ARCHIVED)
-        lines = _whole_lines(data)
+    for name, lines, before in _ahead(sweep, results):
         target = sweep.output / name
-        local = target / GAMES
-        before = _count(local.read_bytes()) if local.exists() else 0
-        if len(lines) <= before:
-            continue
         target.mkdir(parents=True, exist_ok=True)
         partial = target / (GAMES + ".part")
         partial.write_bytes(b"".join(lines))
-        partial.replace(local)
+        partial.replace(target / GAMES)
         out.append(Copied(name, len(lines), before))
+    return out
+
+
+class BehindArchiveError(ConcilioError, RuntimeError):
+    """The runs folder holds fewer games than the committed archive (a fresh clone, or a pull
+    that brought games): a report from it would print older numbers than the repository's,
+    and with ``--document`` write them over the page's."""
+
+
+def require_restored(sweep: SweepConfig, given: str, results: Path | None = None) -> None:
+    """Raise :class:`BehindArchiveError` naming the folders ``restore`` would fill, if any."""
+    results = results or sweep.archive
+    behind = [f"{name} holds {before} of {len(lines)}" for name, lines, before in _ahead(sweep, results)]
+    if behind:
+        shown = ", ".join(behind[:4]) + (f" and {len(behind) - 4} more folders" if len(behind) > 4 else "")
+        raise BehindArchiveError(
+            f"{sweep.output} holds fewer games than the committed {results} ({shown}): run "
+            f"`concilio scaling restore {given}` first (it never shortens a local record)")
+
+
+def _ahead(sweep: SweepConfig, results: Path) -> list[tuple[str, list[bytes], int]]:
+    """(folder, archived games, games in the runs folder) for every archived point and duel
+    that holds more games than its runs folder."""
+    out = []
+    for name in _folders(results, ARCHIVED):
+        lines = _whole_lines(_read_xz(results / name / ARCHIVED))
+        local = sweep.output / name / GAMES
+        before = _count(local.read_bytes()) if local.exists() else 0
+        if len(lines) > before:
+            out.append((name, lines, before))
     return out
 
 

@@ -361,6 +361,29 @@ def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
     assert (duel / "games.jsonl").read_text().count("\n") == 2
 
 
+def test_a_report_from_a_runs_folder_behind_the_archive_stops_and_names_restore(tmp_path, monkeypatch, capsys):
+    # A fresh clone (or a pull that brought games) reported without restore would print, and with
+    # --document write over the page, older numbers than the committed ones.
+    from concilio.cli import main
+    from tournaments.scaling.archive import BehindArchiveError, archive, require_restored, restore
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(SWEEP.format(out="runs") + "archive: results\n")
+    s = load_sweep(tmp_path / "s.yaml")
+    point = s.output / "F-2"
+    point.mkdir(parents=True)
+    (point / "games.jsonl").write_text('{"id": "0-0"}\n{"id": "0-1"}\n')
+    archive(s, s.archive)
+    require_restored(s, "s.yaml")  # as many games here as archived: nothing to say
+    (point / "games.jsonl").write_text('{"id": "0-0"}\n')
+    with pytest.raises(BehindArchiveError, match=r"F-2 holds 1 of 2\).*concilio scaling restore s.yaml"):
+        require_restored(s, "s.yaml")
+    assert main(["scaling", "report", "s.yaml", "--output", "out"]) == 2
+    assert "restore s.yaml" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    assert main(["scaling", "budgets", "s.yaml", "--output", "out"]) == 2
+    restore(s, s.archive)
+    require_restored(s, "s.yaml")
+
+
 def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(tmp_path):
     from tournaments.scaling.report import PointResult, pair_lines, pair_tests
     from tournaments.statistics.elo import Z95, EloEstimate, elo_from_score
