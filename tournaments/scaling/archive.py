@@ -9,6 +9,7 @@ written) stays behind, and a copy with fewer games never replaces one with more.
 from __future__ import annotations
 
 import lzma
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,9 +74,9 @@ class BehindArchiveError(ConcilioError, RuntimeError):
     and with ``--document`` write them over the page's."""
 
 
-def require_restored(sweep: SweepConfig, given: str, results: Path | None = None) -> None:
+def require_restored(sweep: SweepConfig, given: str) -> None:
     """Raise :class:`BehindArchiveError` naming the folders ``restore`` would fill, if any."""
-    results = results or sweep.archive
+    results = sweep.archive
     behind = [f"{name} holds {before} of {len(lines)}" for name, lines, before in _ahead(sweep, results)]
     if behind:
         shown = ", ".join(behind[:4]) + (f" and {len(behind) - 4} more folders" if len(behind) > 4 else "")
@@ -84,17 +85,15 @@ def require_restored(sweep: SweepConfig, given: str, results: Path | None = None
             f"`concilio scaling restore {given}` first (it never shortens a local record)")
 
 
-def _ahead(sweep: SweepConfig, results: Path) -> list[tuple[str, list[bytes], int]]:
+def _ahead(sweep: SweepConfig, results: Path) -> Iterator[tuple[str, list[bytes], int]]:
     """(folder, archived games, games in the runs folder) for every archived point and duel
-    that holds more games than its runs folder."""
-    out = []
+    that holds more games than its runs folder, one folder in memory at a time."""
     for name in _folders(results, ARCHIVED):
         lines = _whole_lines(_read_xz(results / name / ARCHIVED))
         local = sweep.output / name / GAMES
         before = _count(local.read_bytes()) if local.exists() else 0
         if len(lines) > before:
-            out.append((name, lines, before))
-    return out
+            yield name, lines, before
 
 
 def _folders(root: Path, file: str = GAMES) -> list[str]:
