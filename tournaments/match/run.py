@@ -23,6 +23,7 @@ from base.errors import ConcilioError
 from players.player import Player
 from tournaments.statistics.elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
 from tournaments.games.game import GameRecord, GameSpec, play_game
+from tournaments.match.claim import claimed, holder
 from tournaments.match.config import MatchConfig
 from tournaments.match.players import PlayerEntry
 from tournaments.statistics.stats import SIGNIFICANCE, benjamini_hochberg, holm
@@ -197,16 +198,20 @@ class MatchOutcome:
 
 
 def read_records(folder: Path) -> list[GameRecord]:
-    """Finished games of an earlier run (a torn last line, from a kill mid-write, is dropped)."""
+    """Finished games of an earlier run (a torn last line, from a kill mid-write, is dropped; a
+    game recorded twice is read once)."""
     path = folder / "games.jsonl"
     if not path.exists():
         return []
-    records = []
+    records, seen = [], set()
     for line in path.read_text().splitlines():
         try:
-            records.append(GameRecord(**json.loads(line)))
+            record = GameRecord(**json.loads(line))
         except (json.JSONDecodeError, TypeError):
             continue
+        if record.id not in seen:  # a game written twice (copies of a folder merged) counts once
+            seen.add(record.id)
+            records.append(record)
     return records
 
 
@@ -228,12 +233,27 @@ def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSum
     return summaries
 
 
+PLAYING = ".playing"  # in the match's output folder: the claim of the process playing it (``claim``)
+
+
 def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
               runner: Runner | None = None) -> MatchOutcome:
     """Play what the match folder lacks, on ``runner`` (lent by the caller) or on a runner of
-    its own: ``concurrency`` workers, or this process for one, or the scheduler's workers."""
+    its own: ``concurrency`` workers, or this process for one, or the scheduler's workers.
+    One process at a time: a second one stops before touching the folder."""
     folder = config.output
     folder.mkdir(parents=True, exist_ok=True)
+    with claimed(folder / PLAYING) as mine:
+        if not mine:
+            raise ConcilioError(f"{folder}: another process ({holder(folder / PLAYING)}) is playing this match; "
+                                "two would record every game twice. Wait for it or stop it, then run the same "
+                                "command again: it resumes")
+        return _run_claimed(config, progress, out, runner)
+
+
+def _run_claimed(config: MatchConfig, progress: bool, out: Callable[[str], None],
+                 runner: Runner | None) -> MatchOutcome:
+    folder = config.output
     records = read_records(folder)
     check_same_engine(config, records)
     check_same_schedule(config, records)

@@ -2,17 +2,13 @@
 resumes where it stopped, and a point finished is never replayed."""
 from __future__ import annotations
 
-import fcntl
-import os
-import socket
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from base.cluster import Remote
-from base.errors import ConcilioError
 
+from tournaments.match.claim import claimed, holder
 from tournaments.match.config import MatchConfig
 from tournaments.match.run import MatchOutcome, run_match
 from tournaments.scaling.config import SweepConfig
@@ -74,7 +70,7 @@ def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
         result, records = read_duel(sweep, first, second)
         if result is not None and result.finished:
             continue
-        owed.append(PendingDuel(first, second, len(records), _claim_holder(_claim_path(sweep, first, second)),
+        owed.append(PendingDuel(first, second, len(records), holder(_claim_path(sweep, first, second)),
                                 tuple(sorted({r.engine for r in records if r.engine})),
                                 None if result is None or result.sprt is None else result.sprt.llr))
     return owed
@@ -83,50 +79,6 @@ def pending_duels(sweep: SweepConfig) -> list[PendingDuel]:
 def _claim_path(sweep: SweepConfig, first: str, second: str) -> Path:
     """The lock file of a duel's claim (beside the duels' folders, never archived)."""
     return sweep.output / "duels" / ".claims" / f"{first}-vs-{second}"
-
-
-def _claim_holder(path: Path) -> str:
-    """Who plays a duel now: the "host:pid" its holder wrote, or "" when no process holds its
-    lock (no file, a holder that finished, or one that died: the kernel dropped its lock)."""
-    try:
-        with path.open("r") as f:
-            try:
-                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return f.read().strip() or "another process"
-            fcntl.flock(f, fcntl.LOCK_UN)
-            return ""
-    except FileNotFoundError:
-        return ""
-
-
-@contextmanager
-def claimed(path: Path) -> Iterator[bool]:
-    """Hold a duel for this process while the block runs (True), or find it held (False).  An
-    exclusive ``flock`` on the claim file: two processes never both get it, and a process that
-    dies releases it with no clean-up.  (A lock on a network file system is only as good as its
-    ``flock``; run the queues of one folder on one machine, or on a file system that honours it.)"""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        f = path.open("a+")
-    except OSError as exc:
-        raise ConcilioError(f"{path.parent}: cannot write a duel's claim there ({exc.strerror})") from None
-    with f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        f.seek(0)
-        f.truncate()
-        f.write(f"{socket.gethostname()}:{os.getpid()}\n")
-        f.flush()
-        try:
-            yield True
-        finally:
-            f.seek(0)
-            f.truncate()  # the file stays (removing a lock file races with its next taker); its lock goes
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def play_duel_claimed(sweep: SweepConfig, first: str, second: str, concurrency: int | None = None,

@@ -195,6 +195,36 @@ def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
     assert outcome.played == 1 and len(outcome.records) == 2
 
 
+def test_a_match_another_process_plays_is_left_alone_and_a_game_written_twice_counts_once(tmp_path):
+    import os
+    import socket
+
+    from base.errors import ConcilioError
+    from tournaments.match.claim import claimed
+    from tournaments.match.run import PLAYING
+    config = write(tmp_path, """
+        players: [{name: mp, instance: MP}]
+        games: 2
+        time_control: {nodes: 2000}
+        max_plies: 10
+    """)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
+              "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
+              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": ""}
+    text = json.dumps(played) + "\n"
+    (folder / "games.jsonl").write_text(text * 2)  # the same game twice, as a hand-merged copy leaves it
+    assert [r.id for r in read_records(folder)] == ["0-0"]
+    with claimed(folder / PLAYING):  # as a lane still playing the match holds it
+        with pytest.raises(ConcilioError, match=rf"out: another process \({socket.gethostname()}:{os.getpid()}\) "
+                                                r"is playing this match"):
+            run_match(config, progress=False, out=lambda line: None)
+    assert (folder / "games.jsonl").read_text() == text * 2  # untouched while the other one plays
+    outcome = run_match(config, progress=False, out=lambda line: None)
+    assert outcome.played == 1 and [r.id for r in outcome.records] == ["0-0", "0-1"]
+
+
 def test_an_instance_player_is_loaded_before_its_first_timed_move():
     """Numba loads the search on its first call (seconds); a match player that paid it inside
     its first move would lose clock time, or the game on a short clock. A fresh process shows it:

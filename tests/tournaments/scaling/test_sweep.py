@@ -284,32 +284,32 @@ def test_a_duel_is_held_by_one_process_and_a_dead_process_holds_nothing(tmp_path
     import subprocess
     import sys
 
-    from tournaments.scaling.run import _claim_holder, claimed
+    from tournaments.match.claim import claimed, holder
     path = tmp_path / "duels" / ".claims" / "X2-vs-Z2"
     with claimed(path) as mine:
-        assert mine and _claim_holder(path) == f"{socket.gethostname()}:{os.getpid()}"
+        assert mine and holder(path) == f"{socket.gethostname()}:{os.getpid()}"
         with claimed(path) as again:
             assert not again  # a second taker, even in this process, finds it held
-    assert _claim_holder(path) == "" and path.read_text() == ""  # released: the file stays, empty
+    assert holder(path) == "" and path.read_text() == ""  # released: the file stays, empty
     path.write_text("some-host:1\n")  # words left by nobody who holds the lock mean nothing
-    assert _claim_holder(path) == ""
-    holder = subprocess.Popen([sys.executable, "-c", f"""
+    assert holder(path) == ""
+    process = subprocess.Popen([sys.executable, "-c", f"""
 import sys, time
 sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})
 from pathlib import Path
-from tournaments.scaling.run import claimed
+from tournaments.match.claim import claimed
 with claimed(Path({str(path)!r})) as mine:
     print(mine, flush=True)
     time.sleep(60)
 """], stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout.readline().strip() == "True"
-        assert _claim_holder(path) == f"{socket.gethostname()}:{holder.pid}"
+        assert process.stdout.readline().strip() == "True"
+        assert holder(path) == f"{socket.gethostname()}:{process.pid}"
         with claimed(path) as mine:
             assert not mine
     finally:
-        holder.kill()
-        holder.wait()
+        process.kill()
+        process.wait()
     with claimed(path) as mine:
         assert mine  # the kernel dropped the dead holder's lock: no clean-up needed
 
@@ -428,7 +428,7 @@ def test_duels_list_names_each_owed_duel_and_who_plays_it(tmp_path, monkeypatch,
     assert main(["scaling", "duels", str(path), "--list"]) == 0
     assert capsys.readouterr().out.strip().endswith("0 duel(s) owed")  # no finished point: nothing to settle
     monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points())
-    from tournaments.scaling.run import claimed
+    from tournaments.match.claim import claimed
     with claimed(tmp_path / "runs" / "duels" / ".claims" / "Y2-vs-Z2"):
         assert main(["scaling", "duels", str(path), "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -461,7 +461,7 @@ def test_duels_leaves_a_duel_begun_by_another_engine_to_that_engine_s_checkout(t
 
 def test_a_duel_another_process_plays_is_not_played_twice(tmp_path, capsys):
     from concilio.cli import main
-    from tournaments.scaling.run import claimed
+    from tournaments.match.claim import claimed
     path = tmp_path / "two.yaml"
     path.write_text(TWO_ARMS.format(out=tmp_path / "runs"))
     with claimed(tmp_path / "runs" / "duels" / ".claims" / "X4-vs-Z4"):
