@@ -224,7 +224,7 @@ def duel_results(sweep: SweepConfig) -> list[DuelResult]:
 def duel_table(duels: list[DuelResult], family: int = 0) -> list[str]:
     """The duels played so far: the first point's score against the second, and the SPRT's state.
 
-    Holm runs over ``family`` duels, declared before they finish (every overlapping pair), the
+    Holm runs over ``family`` duels, declared before they finish (every overlapping pair, and any other duel played), the
     unfinished counted at p = 1: a duel that finishes later can then only lower the others'
     adjusted p, so a claim made on a finished duel is never taken back by the next one."""
     if not duels:
@@ -241,7 +241,8 @@ def duel_table(duels: list[DuelResult], family: int = 0) -> list[str]:
     return ["", "Duels (two points whose intervals overlapped, played against each other; SPRT H0: the first "
             "is no stronger than the second, H1: 20 Elo stronger; each SPRT errs with α = β = 0.05 on its own, "
             "so each finished duel's result is also tested on its pentanomial score, two-sided, and "
-            f"Holm-adjusted over the family of {max(family, len(tested))} duels, every overlapping pair's, the "
+            f"Holm-adjusted over the family of {max(family, len(tested))} duels (every overlapping pair's and any "
+            "other duel played), the "
             "unfinished counted at p = 1 (a later duel can only lower a finished one's Holm p); a running duel "
             "gets no p. The SPRT's decision is the test "
             "of record: a duel stops where its score crossed a bound, so a fixed-sample p taken there is "
@@ -283,39 +284,54 @@ class PairTest:
     second: str
     apart: float  # Elo, first minus second
     p: float  # two-sided, "the two score alike against the baseline"
-    holm: float  # p adjusted over the family: every pair of finished points at one k
+    holm: float  # p adjusted over the family: every pair at one k the sweep defines
 
 
-def pair_tests(points: list[PointResult], ceiling: str | None = None) -> list[PairTest]:
+def declared_pairs(sweep: SweepConfig) -> set[frozenset[str]]:
+    """Every pair of points at one k the sweep's file defines, the ceiling left out: the family
+    of the pair tests, fixed before the points finish, so that a claim made on finished points
+    is never taken back when the next point finishes."""
+    named = [(f"{arm.key}{k}", k) for arm, k in sweep.points() if arm.key != sweep.ceiling]
+    return {frozenset((a, b)) for i, (a, k) in enumerate(named) for b, j in named[i + 1:] if k == j}
+
+
+def pair_tests(points: list[PointResult], ceiling: str | None = None,
+               declared: Collection[frozenset[str]] = ()) -> list[PairTest]:
     """Every pair of finished points at the same k (the ceiling is not a player), tested on the
     difference of their mean scores with the two standard errors added as if independent.
     Both points played the same openings against the same baseline; where that correlates
     their results positively, as it is likely to, the true error of the difference is
-    smaller and the test conservative.  Holm's adjustment runs over all the pairs, at every k: the family of
-    "this arm beats that one" claims the sweep can make."""
+    smaller and the test conservative.  Holm's adjustment runs over the tested pairs and every
+    ``declared`` one not yet tested (counted at p = 1), at every k: the family of "this arm
+    beats that one" claims the sweep can make."""
     raw = []
     for first, second in _pairs_at_one_k(points, ceiling):
         se = math.hypot(first.elo.se, second.elo.se)
-        z = (first.elo.score - second.elo.score) / se if se > 0 else math.inf
+        apart = first.elo.score - second.elo.score
+        z = apart / se if se > 0 else (math.inf if apart else 0.0)
         raw.append((first, second, float(2 * norm.sf(abs(z)))))
-    adjusted = holm([p for _, _, p in raw])
+    tested = {frozenset((f"{a.arm}{a.k}", f"{b.arm}{b.k}")) for a, b, _ in raw}
+    adjusted = holm([p for _, _, p in raw] + [1.0] * len(set(declared) - tested))
     return [PairTest(f"{a.arm}{a.k}", f"{b.arm}{b.k}", a.elo.elo - b.elo.elo, p, h)
             for (a, b, p), h in zip(raw, adjusted)]
 
 
 def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     """The pair tests as a table, k by k, each with its duel if one was played."""
-    tests = pair_tests(points, sweep.ceiling)
+    declared = declared_pairs(sweep)
+    tests = pair_tests(points, sweep.ceiling, declared)
     if not tests:
         return []
     played = {frozenset(d) for d in sweep.duels()}
+    family = len(declared | {frozenset((t.first, t.second)) for t in tests})
     rows = [f"| {t.first}–{t.second} | {t.apart:+.0f} | {t.p:.2g} | {t.holm:.2g} | "
             f"{'played' if frozenset((t.first, t.second)) in played else '-'} |" for t in tests]
-    return ["", f"Every pair of finished points at one k ({len(tests)} pairs, the ceiling left out): the two "
-            "scores against the same baseline compared, standard errors added as if independent "
-            "(conservative where shared openings correlate the two points); p two-sided, then Holm-adjusted over "
-            "all the pairs. A pair with Holm p < 0.05 is ordered by the points alone; the others are "
-            "what the duels are for.", "",
+    return ["", f"Every pair of finished points at one k ({len(tests)} of the {family} pairs the sweep defines, the "
+            "ceiling left out): the two scores against the same baseline compared, standard errors added as if "
+            "independent (conservative where shared openings correlate the two points); p two-sided, then "
+            f"Holm-adjusted over all {family} pairs, those not yet finished counted at p = 1 (a pair ordered now "
+            "stays ordered when the next point finishes). A pair with Holm p < 0.05 is ordered by the points "
+            "alone; the others are what the duels are for.", "",
             "| pair | Elo apart | p | Holm p | duel |", "|---|---|---|---|---|"] + rows
 
 
@@ -332,9 +348,10 @@ def overlap_lines(sweep: SweepConfig, points: list[PointResult], duels: list[Due
         said.append(f"{a}–{b} ({'owed' if duel is None else duel.status()})")
         owed += duel is None or not duel.finished
     same = sorted("–".join(sorted(v)) for v in sweep.variants())
-    standing = (f"{owed} of their duels not finished; `concilio scaling duels` plays them" if owed
-                else "every duel finished")
-    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pairs, {standing}; a finished "
+    standing = ("every duel finished" if not owed
+                else "its duel not finished; `concilio scaling duels` plays it" if len(pairs) == 1
+                else f"{owed} of their duels not finished; `concilio scaling duels` plays them")
+    return ["", f"Finished points at one k whose intervals overlap ({len(pairs)} pair{'s' if len(pairs) != 1 else ''}, {standing}; a finished "
             f"duel shows its first point's Elo against the second and the SPRT's decision): " + ", ".join(said) + "."
             + (f" Not paired: {', '.join(same)}, one algorithm under two rules (`variant_of`)." if same else "")]
 

@@ -38,12 +38,9 @@ class EloEstimate:
     low: float
     high: float
     los: float  # likelihood of superiority, 0..1
-
-    @property
-    def se(self) -> float:
-        """Standard error of the mean score, read back from the 95% interval (which is the
-        mean score ± 1.96 se mapped through the Elo model)."""
-        return (score_from_elo(self.high) - score_from_elo(self.low)) / (2 * Z95)
+    # Standard error of the mean score as computed: not read back from the interval, whose
+    # bounds are cut at scores 0 and 1 (a point near 95% would get too small an error).
+    se: float = math.nan
 
     @property
     def p_value(self) -> float:
@@ -59,7 +56,7 @@ class EloEstimate:
 def _estimate(outcomes: Sequence[float], weights: Sequence[int], games: int) -> EloEstimate:
     n = sum(weights)
     if n == 0:
-        return EloEstimate(0, 0.5, 0.0, -math.inf, math.inf, 0.5)
+        return EloEstimate(0, 0.5, 0.0, -math.inf, math.inf, 0.5, math.inf)
     mean = sum(o * w for o, w in zip(outcomes, weights)) / n
     var = sum(w * (o - mean) ** 2 for o, w in zip(outcomes, weights)) / n
     se = math.sqrt(var / n)
@@ -67,7 +64,7 @@ def _estimate(outcomes: Sequence[float], weights: Sequence[int], games: int) -> 
     los = 0.5 if se == 0 else float(norm.cdf((mean - 0.5) / se))
     if se == 0:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    return EloEstimate(games, mean, elo_from_score(mean), elo_from_score(low), elo_from_score(high), los)
+    return EloEstimate(games, mean, elo_from_score(mean), elo_from_score(low), elo_from_score(high), los, se)
 
 
 def trinomial(wins: int, draws: int, losses: int) -> EloEstimate:

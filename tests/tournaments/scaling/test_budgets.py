@@ -29,7 +29,7 @@ arms:
 def estimate(score: float, se: float, games: int = 400) -> EloEstimate:
     """An estimate whose interval is the score ± 1.96 se, as the match statistics build it."""
     return EloEstimate(games, score, elo_from_score(score), elo_from_score(score - Z95 * se),
-                       elo_from_score(score + Z95 * se), 0.5)
+                       elo_from_score(score + Z95 * se), 0.5, se)
 
 
 def point(arm: str, score: float, se: float = 0.02, games: int = 400, played: int | None = None) -> PointResult:

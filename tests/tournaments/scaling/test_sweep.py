@@ -391,7 +391,7 @@ def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(
 
     def point(arm: str, k: int, score: float, se: float, games: int = 400) -> PointResult:
         estimate = EloEstimate(games, score, elo_from_score(score), elo_from_score(score - Z95 * se),
-                               elo_from_score(score + Z95 * se), 0.9)
+                               elo_from_score(score + Z95 * se), 0.9, se)
         return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), estimate, "-", "-")
     points = [point("F", 2, 0.8, 0.01),  # the ceiling: in no pair
               point("L", 2, 0.5, 0.02), point("D", 2, 0.6, 0.02),
@@ -404,9 +404,15 @@ def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(
     assert tests[1].p == pytest.approx(0.42371, rel=1e-3) and tests[1].holm == pytest.approx(0.42371, rel=1e-3)
     assert tests[0].apart == pytest.approx(elo_from_score(0.6))
     (s.output / "duels" / "D2-vs-L2").mkdir(parents=True)
+    # The report's family is declared by the file: L2–D2 and L4–C4 (not yet finished: p = 1),
+    # with D4–C4 tested beside them, three pairs: Holm 3 × 4.07e-4, then max(2 × 0.4237, ·)
     lines = pair_lines(s, points)
-    assert lines[-2] == "| D2–L2 | +70 | 0.00041 | 0.00081 | played |"
-    assert lines[-1] == "| D4–C4 | +14 | 0.42 | 0.42 | - |"
+    assert "(2 of the 3 pairs the sweep defines" in lines[1]
+    assert lines[-2] == "| D2–L2 | +70 | 0.00041 | 0.0012 | played |"
+    assert lines[-1] == "| D4–C4 | +14 | 0.42 | 0.85 | - |"
+    # Two points alike with no spread in either: nothing tells them apart (p 1, not 0)
+    alike = pair_tests([point("L", 2, 0.5, 0.0), point("D", 2, 0.5, 0.0)], "F")
+    assert [(t.p, t.holm) for t in alike] == [(1.0, 1.0)]
 
 
 def test_a_variant_of_no_arm_or_of_itself_is_named_with_its_line(tmp_path):

@@ -34,7 +34,14 @@ def test_pentanomial_uses_pair_variance():
     e = pentanomial([0, 0, 10, 0, 0])
     assert e.elo == 0 and e.games == 20
     e = pentanomial([1, 2, 4, 2, 1])
-    assert e.score == 0.5
+    # By hand: pair scores 0, 1/4, 1/2, 3/4, 1; variance (2 x 1/4 + 4 x 1/16) / 10 = 0.075,
+    # se = sqrt(0.075 / 10) = 0.08660; 0.5 + 1.96 se = 0.66974 is +122.8 Elo
+    assert e.score == 0.5 and e.se == pytest.approx(0.0866025, rel=1e-5)
+    assert (e.low, e.high) == (pytest.approx(-122.8, abs=0.05), pytest.approx(122.8, abs=0.05))
+    # Near a score of 1 the interval's top is cut (+inf); the error is still the computed one:
+    # mean 0.975, variance (0.225^2 + 9 x 0.025^2) / 10 = 0.005625, se = 0.023717
+    e = pentanomial([0, 0, 0, 1, 9])
+    assert e.high == math.inf and e.se == pytest.approx(0.023717, rel=1e-4)
     with pytest.raises(ValueError):
         pentanomial([1, 2, 3])
 
