@@ -244,7 +244,9 @@ def duel_table(duels: list[DuelResult], family: int = 0) -> list[str]:
             f"Holm-adjusted over the family of {max(family, len(tested))} duels (every overlapping pair's and any "
             "other duel played), the "
             "unfinished counted at p = 1 (a later duel can only lower a finished one's Holm p); a running duel "
-            "gets no p. The SPRT's decision is the test "
+            "gets no p. The SPRT reads the thesis adjudication's points (a game cut at the ply limit scored by the full "
+            "engine's evaluation, each pair rounded to half points), the Elo and p the PGN results (such a game a "
+            "draw): the two differ in a few pairs of a duel. The SPRT's decision is the test "
             "of record: a duel stops where its score crossed a bound, so a fixed-sample p taken there is "
             "approximate, somewhat too small where H1 was accepted):", "",
             "| duel | games | W-D-L of the first | Elo of the first [95%] | SPRT | p | Holm p |",
