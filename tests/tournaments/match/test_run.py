@@ -381,3 +381,23 @@ def test_a_game_that_fails_on_its_worker_is_named_logged_and_replayed(tmp_path, 
     monkeypatch.setattr(match_run, "play_game_task", task)
     again = run_match(config, progress=False, out=lambda line: None)
     assert again.played == 1 and len(again.records) == 4  # only the failed game is played again
+
+
+def test_games_pair_by_opening_and_an_unfinished_pair_is_left_out_of_the_pentanomial():
+    from tournaments.games.game import GameRecord
+    from tournaments.match.run import PairingSummary
+
+    def game(round_: int, player_white: bool, result: str, points: float) -> GameRecord:
+        return GameRecord(f"0-{round_ - 1}", 0, round_, "p" if player_white else "q", "q" if player_white else "p",
+                          "p", player_white, result, points, "", 80, "", "")
+    summary = PairingSummary("p", "q")
+    # rounds 1-2 share opening 0, 3-4 opening 1, 5 is opening 2's first game; by hand, p scores
+    # 1 + 0 = 1 (middle bucket), then 1/2 + 1 = 1.5, though the thesis scored round 3's cut game
+    # 0.8 for p: 1.8, rounded to 2 points; round 5 has no partner yet and counts in neither
+    for r, white, result, points in [(1, True, "1-0", 1.0), (2, False, "1-0", 0.0),
+                                     (3, True, "1/2-1/2", 0.8), (4, False, "0-1", 1.0), (5, True, "1-0", 1.0)]:
+        summary.add(game(r, white, result, points), r - 1)
+    assert summary.wdl == (3, 1, 1) and summary.points == 3.5 and summary.thesis_points == pytest.approx(3.8)
+    assert summary.pair_counts() == [0, 0, 1, 1, 0]
+    assert summary.pair_counts(thesis=True) == [0, 0, 1, 0, 1]
+    assert summary.pentanomial().games == 4  # the two whole pairs
