@@ -172,8 +172,8 @@ def test_a_killed_match_resumes_without_losing_or_replaying(tmp_path):
     assert {x["engine"] for x in lines} == {engine_fingerprint()}
 
 
-def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
-    from tournaments.match.run import EngineChangedError
+def one_game_played(tmp_path, engine: str) -> tuple:
+    """A two-game match whose folder holds its first game, played by ``engine``."""
     config = write(tmp_path, """
         players: [{name: mp, instance: MP}]
         games: 2
@@ -184,8 +184,14 @@ def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
     folder.mkdir()
     played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
               "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
-              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": "0123456789ab"}
+              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": engine}
     (folder / "games.jsonl").write_text(json.dumps(played) + "\n")
+    return config, folder, played
+
+
+def test_a_match_played_by_another_engine_is_not_resumed(tmp_path):
+    from tournaments.match.run import EngineChangedError
+    config, folder, played = one_game_played(tmp_path, "0123456789ab")
     with pytest.raises(EngineChangedError, match=r"games.jsonl: 1 game\(s\) were played by engine 0123456789ab"):
         run_match(config, progress=False, out=lambda line: None)
     assert json.loads((folder / "games.jsonl").read_text()) == played  # nothing finished is lost
@@ -202,17 +208,7 @@ def test_a_match_another_process_plays_is_left_alone_and_a_game_written_twice_co
     from base.errors import ConcilioError
     from tournaments.match.claim import claimed
     from tournaments.match.run import PLAYING
-    config = write(tmp_path, """
-        players: [{name: mp, instance: MP}]
-        games: 2
-        time_control: {nodes: 2000}
-        max_plies: 10
-    """)
-    folder = tmp_path / "out"
-    folder.mkdir()
-    played = {"id": "0-0", "pairing": 0, "round": 1, "white": "mp", "black": "full", "player": "mp",
-              "player_is_white": True, "result": "1/2-1/2", "points": 0.5, "termination": "max plies", "plies": 10,
-              "opening": "", "pgn": "[Result \"1/2-1/2\"]\n\n*", "engine": ""}
+    config, folder, played = one_game_played(tmp_path, "")
     text = json.dumps(played) + "\n"
     (folder / "games.jsonl").write_text(text * 2)  # the same game twice, as a hand-merged copy leaves it
     assert [r.id for r in read_records(folder)] == ["0-0"]

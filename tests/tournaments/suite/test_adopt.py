@@ -8,7 +8,7 @@ from evaluation.spec import EvalSpec
 from players.limits import Limit
 from tournaments.suite.adopt import AdoptError, adopt_searches
 from tournaments.suite.search import search_batch
-from tournaments.suite.store import SearchStore, StoredSearch
+from tournaments.suite.store import SearchStore
 
 FENS = ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
         "8/8/3k4/8/3PK3/8/8/8 w - - 0 1",
