@@ -43,7 +43,6 @@ from ensemble.model_file import LearnedModelError, load_model
 from ensemble.selection import CRITERIA as SELECTION_CRITERIA
 from ensemble.selection import SelectionError, check_params
 from base.config import (
-    ConfigError,
     FieldPath,
     YamlSource,
     as_mapping,
