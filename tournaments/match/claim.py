@@ -10,11 +10,14 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from base.errors import ConcilioError
+
+PLAYING = ".playing"  # in a match's output folder: the claim of the process playing it
 
 
 def holder(path: Path) -> str:
@@ -41,9 +44,7 @@ def claimed(path: Path) -> Iterator[bool]:
     except OSError as exc:
         raise ConcilioError(f"{path.parent}: cannot write a claim file there ({exc.strerror})") from None
     with f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _lock(f, path):
             yield False
             return
         f.seek(0)
@@ -56,3 +57,19 @@ def claimed(path: Path) -> Iterator[bool]:
             f.seek(0)
             f.truncate()  # the file stays (removing a lock file races with its next taker); its lock goes
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _lock(f, path: Path) -> bool:
+    """Take the exclusive lock, or find it held.  ``holder`` takes a shared lock for an instant to
+    look; a taker that meets only that look tries again (a few times, 20 ms apart)."""
+    for attempt in range(3):
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if attempt < 2:
+                time.sleep(0.02)
+        except OSError as exc:  # ENOLCK, EOPNOTSUPP: NFS without lockd, some FUSE or SMB mounts
+            raise ConcilioError(f"{path}: this file system does not lock files ({exc.strerror}); give the "
+                                "match a folder on a local disk") from None
+    return False

@@ -23,7 +23,7 @@ from base.errors import ConcilioError
 from players.player import Player
 from tournaments.statistics.elo import EloEstimate, SprtState, from_points, pentanomial, pentanomial_sprt, sprt
 from tournaments.games.game import GameRecord, GameSpec, play_game
-from tournaments.match.claim import claimed, holder
+from tournaments.match.claim import PLAYING, claimed, holder
 from tournaments.match.config import MatchConfig
 from tournaments.match.players import PlayerEntry
 from tournaments.statistics.stats import SIGNIFICANCE, benjamini_hochberg, holm
@@ -233,7 +233,8 @@ def summarise(config: MatchConfig, records: list[GameRecord]) -> list[PairingSum
     return summaries
 
 
-PLAYING = ".playing"  # in the match's output folder: the claim of the process playing it (``claim``)
+class MatchHeldError(ConcilioError):
+    """Another process is playing the match folder (its claim file names it)."""
 
 
 def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], None] = print,
@@ -245,7 +246,8 @@ def run_match(config: MatchConfig, progress: bool = True, out: Callable[[str], N
     folder.mkdir(parents=True, exist_ok=True)
     with claimed(folder / PLAYING) as mine:
         if not mine:
-            raise ConcilioError(f"{folder}: another process ({holder(folder / PLAYING)}) is playing this match; "
+            raise MatchHeldError(f"{folder}: another process ({holder(folder / PLAYING) or 'one that just stopped'}) "
+                                 "is playing this match; "
                                 "two would record every game twice. Wait for it or stop it, then run the same "
                                 "command again: it resumes")
         return _run_claimed(config, progress, out, runner)

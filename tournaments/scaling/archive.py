@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from base.errors import ConcilioError
+from tournaments.match.claim import PLAYING, holder
 from tournaments.scaling.config import SweepConfig
 
 GAMES, ARCHIVED, SUMMARY = "games.jsonl", "games.jsonl.xz", "summary.md"
@@ -56,9 +57,15 @@ def archive(sweep: SweepConfig, results: Path) -> list[Copied]:
 
 
 def restore(sweep: SweepConfig, results: Path) -> list[Copied]:
-    """Every archived point and duel with more games than its runs folder holds, put back there."""
+    """Every archived point and duel with more games than its runs folder holds, put back there;
+    nothing at all while one of them is being played (its games file would change under it)."""
+    ahead = list(_ahead(sweep, results))
+    busy = [f"{sweep.output / name} ({who})" for name, _, _ in ahead
+            if (who := holder(sweep.output / name / PLAYING))]
+    if busy:
+        raise ConcilioError(f"restore: {', '.join(busy)} being played; stop it, then restore (nothing was copied)")
     out = []
-    for name, lines, before in _ahead(sweep, results):
+    for name, lines, before in ahead:
         target = sweep.output / name
         target.mkdir(parents=True, exist_ok=True)
         partial = target / (GAMES + ".part")

@@ -310,7 +310,10 @@ def pair_tests(points: list[PointResult], ceiling: str | None = None,
     for first, second in _pairs_at_one_k(points, ceiling):
         se = math.hypot(first.elo.se, second.elo.se)
         apart = first.elo.score - second.elo.score
-        z = apart / se if se > 0 else (math.inf if apart else 0.0)
+        if not math.isfinite(se):  # an estimate without its error orders nothing
+            z = 0.0
+        else:
+            z = apart / se if se > 0 else (math.inf if apart else 0.0)
         raw.append((first, second, float(2 * norm.sf(abs(z)))))
     tested = {frozenset((f"{a.arm}{a.k}", f"{b.arm}{b.k}")) for a, b, _ in raw}
     adjusted = holm([p for _, _, p in raw] + [1.0] * len(set(declared) - tested))

@@ -10,7 +10,7 @@ from base.cluster import Remote
 
 from tournaments.match.claim import claimed, holder
 from tournaments.match.config import MatchConfig
-from tournaments.match.run import MatchOutcome, run_match
+from tournaments.match.run import MatchHeldError, MatchOutcome, run_match
 from tournaments.scaling.config import SweepConfig
 
 
@@ -32,10 +32,20 @@ def _play(match: MatchConfig, title: str, concurrency: int | None, progress: boo
 def play_points(sweep: SweepConfig, arms: tuple[str, ...] = (), workers: tuple[int, ...] = (),
                 concurrency: int | None = None, progress: bool = True,
                 out: Callable[[str], None] = print) -> list[tuple[str, int, MatchOutcome]]:
-    """Play (or resume) the chosen points one after the other, k by k."""
-    return [(arm.key, k, _play(sweep.point_match(arm, k), f"point {arm.key}{k}: {arm.label}", concurrency, progress,
-                               out, sweep.remote))
-            for arm, k in sweep.points(arms, workers)]
+    """Play (or resume) the chosen points one after the other, k by k.  A point another process
+    is playing is passed over, so that lanes can share a sweep; if any was, the call ends with
+    :class:`MatchHeldError` naming them, after playing the rest."""
+    played, held = [], []
+    for arm, k in sweep.points(arms, workers):
+        try:
+            played.append((arm.key, k, _play(sweep.point_match(arm, k), f"point {arm.key}{k}: {arm.label}",
+                                             concurrency, progress, out, sweep.remote)))
+        except MatchHeldError as exc:
+            out(f"point {arm.key}{k}: passed over ({exc})")
+            held.append(str(exc))
+    if held:
+        raise MatchHeldError("; ".join(held))
+    return played
 
 
 def play_duel(sweep: SweepConfig, first: str, second: str, concurrency: int | None = None, progress: bool = True,

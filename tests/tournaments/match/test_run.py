@@ -206,8 +206,7 @@ def test_a_match_another_process_plays_is_left_alone_and_a_game_written_twice_co
     import socket
 
     from base.errors import ConcilioError
-    from tournaments.match.claim import claimed
-    from tournaments.match.run import PLAYING
+    from tournaments.match.claim import PLAYING, claimed
     config, folder, played = one_game_played(tmp_path, "")
     text = json.dumps(played) + "\n"
     (folder / "games.jsonl").write_text(text * 2)  # the same game twice, as a hand-merged copy leaves it
@@ -219,6 +218,7 @@ def test_a_match_another_process_plays_is_left_alone_and_a_game_written_twice_co
     assert (folder / "games.jsonl").read_text() == text * 2  # untouched while the other one plays
     outcome = run_match(config, progress=False, out=lambda line: None)
     assert outcome.played == 1 and [r.id for r in outcome.records] == ["0-0", "0-1"]
+    assert [json.loads(x)["id"] for x in (folder / "games.jsonl").read_text().splitlines()] == ["0-0", "0-1"]
 
 
 def test_an_instance_player_is_loaded_before_its_first_timed_move():

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from base.config import ConfigError
+from base.errors import ConcilioError
 from ensemble.catalog import load
 from tournaments.scaling.config import load_sweep
 from tournaments.scaling.report import collect, table, write_report
+from tournaments.match.claim import PLAYING, claimed
+from tournaments.match.run import MatchHeldError
 from tournaments.scaling.run import play_points
 
 SWEEP = """\
@@ -74,6 +77,12 @@ def test_point_is_played_resumed_and_reported(tmp_path):
     assert len(lines) == 2 and {json.loads(x)["white"] for x in lines} == {"F2", "full"}
     outcome = play_points(s, ("F",), (2,), progress=False, out=lambda _: None)[0][2]
     assert outcome.played == 0  # finished games are read back, never replayed
+    said: list[str] = []
+    with claimed(s.output / "F-4" / PLAYING):  # another lane plays F4: passed over, and said so
+        with pytest.raises(MatchHeldError, match=r"F-4: another process \("):
+            play_points(s, ("F",), progress=False, out=said.append)
+    assert any(line.startswith("point F4: passed over") for line in said)
+    assert not (s.output / "F-4" / "games.jsonl").exists()
     points = collect(s)
     assert [(p.arm, p.k, p.games) for p in points] == [("F", 2, 2)]
     assert points[0].nodes.startswith("2000 ")  # the arm's player spent k x N per move
@@ -284,7 +293,7 @@ def test_a_duel_is_held_by_one_process_and_a_dead_process_holds_nothing(tmp_path
     import subprocess
     import sys
 
-    from tournaments.match.claim import claimed, holder
+    from tournaments.match.claim import holder
     path = tmp_path / "duels" / ".claims" / "X2-vs-Z2"
     with claimed(path) as mine:
         assert mine and holder(path) == f"{socket.gethostname()}:{os.getpid()}"
@@ -353,6 +362,10 @@ def test_games_are_archived_and_restored_whole_and_never_shortened(tmp_path):
     (point / "summary.md").write_text("# one game\n")  # nor does its summary replace the archive's
     assert archive(s, results) == []
     assert not (results / "F-2" / "summary.md").exists()
+    with claimed(point / PLAYING):  # a lane playing F-2: its games file is not replaced under it
+        with pytest.raises(ConcilioError, match=r"F-2 \(.*\) being played; stop it, then restore"):
+            restore(s, results)
+    assert (point / "games.jsonl").read_text() == '{"id": "0-0"}\n'
     restored = restore(s, results)
     assert [(c.folder, c.before, c.games) for c in restored] == [("F-2", 1, 2)]
     assert (point / "games.jsonl").read_text() == '{"id": "0-0"}\n{"id": "0-1"}\n'
@@ -404,12 +417,15 @@ def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(
     assert tests[1].p == pytest.approx(0.42371, rel=1e-3) and tests[1].holm == pytest.approx(0.42371, rel=1e-3)
     assert tests[0].apart == pytest.approx(elo_from_score(0.6))
     (s.output / "duels" / "D2-vs-L2").mkdir(parents=True)
-    # The report's family is declared by the file: L2–D2 and L4–C4 (not yet finished: p = 1),
-    # with D4–C4 tested beside them, three pairs: Holm 3 × 4.07e-4, then max(2 × 0.4237, ·)
-    lines = pair_lines(s, points)
-    assert "(2 of the 3 pairs the sweep defines" in lines[1]
-    assert lines[-2] == "| D2–L2 | +70 | 0.00041 | 0.0012 | played |"
-    assert lines[-1] == "| D4–C4 | +14 | 0.42 | 0.85 | - |"
+    # The report's family is the pairs the file defines, L2–D2 and L4–C4; L4 is unfinished, so
+    # L4–C4 counts at p = 1: Holm 2 × 4.07e-4 for D2–L2
+    lines = pair_lines(s, points[:3] + [point("C", 4, 0.53, 0.015), point("L", 4, 0.55, 0.02, games=200)])
+    assert "(1 of the 2 pairs the sweep defines" in lines[1]
+    assert lines[-1] == "| D2–L2 | +70 | 0.00041 | 0.00081 | played |"
+    # An estimate that lost its standard error orders nothing (p 1, not 0)
+    unknown = EloEstimate(400, 0.6, elo_from_score(0.6), 50, 90, 0.99)
+    lost = PointResult("D", "D", 2, 1000, 400, 400, (1, 1, 1), unknown, "-", "-")
+    assert [t.p for t in pair_tests([points[1], lost], "F")] == [1.0]
     # Two points alike with no spread in either: nothing tells them apart (p 1, not 0)
     alike = pair_tests([point("L", 2, 0.5, 0.0), point("D", 2, 0.5, 0.0)], "F")
     assert [(t.p, t.holm) for t in alike] == [(1.0, 1.0)]
@@ -434,7 +450,6 @@ def test_duels_list_names_each_owed_duel_and_who_plays_it(tmp_path, monkeypatch,
     assert main(["scaling", "duels", str(path), "--list"]) == 0
     assert capsys.readouterr().out.strip().endswith("0 duel(s) owed")  # no finished point: nothing to settle
     monkeypatch.setattr(report, "collect", lambda sweep: _overlapping_points())
-    from tournaments.match.claim import claimed
     with claimed(tmp_path / "runs" / "duels" / ".claims" / "Y2-vs-Z2"):
         assert main(["scaling", "duels", str(path), "--list"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -467,7 +482,6 @@ def test_duels_leaves_a_duel_begun_by_another_engine_to_that_engine_s_checkout(t
 
 def test_a_duel_another_process_plays_is_not_played_twice(tmp_path, capsys):
     from concilio.cli import main
-    from tournaments.match.claim import claimed
     path = tmp_path / "two.yaml"
     path.write_text(TWO_ARMS.format(out=tmp_path / "runs"))
     with claimed(tmp_path / "runs" / "duels" / ".claims" / "X4-vs-Z4"):
