@@ -41,6 +41,7 @@ class PointResult:
     elo: EloEstimate | None  # pentanomial, on finished opening pairs; None before the first pair
     nodes: str  # the arm's player per move: median [5%, 95%]
     depth: str
+    pairs: tuple[tuple[int, float], ...] = ()  # (opening, the pair's score 0..1) for every finished pair
 
     @property
     def finished(self) -> bool:
@@ -62,7 +63,8 @@ def collect(sweep: SweepConfig) -> list[PointResult]:
         if elo is not None and summary.games < match.games and not math.isfinite(elo.low + elo.high):
             elo = None  # a running point's first pairs all won (or lost): no interval yet, not an infinite one
         out.append(PointResult(arm.key, arm.label, k, arm.nodes(k, sweep.nodes), summary.games, match.games,
-                               summary.wdl, elo, MoveBudgets.spread(budget.nodes), MoveBudgets.spread(budget.depths)))
+                               summary.wdl, elo, MoveBudgets.spread(budget.nodes), MoveBudgets.spread(budget.depths),
+                               tuple(sorted((i, pts / 2) for i, pts in summary.pairs.items() if summary.pair_games[i] == 2))))
     return out
 
 
@@ -299,26 +301,35 @@ def declared_pairs(sweep: SweepConfig) -> set[frozenset[str]]:
 
 def pair_tests(points: list[PointResult], ceiling: str | None = None,
                declared: Collection[frozenset[str]] = ()) -> list[PairTest]:
-    """Every pair of finished points at the same k (the ceiling is not a player), tested on the
-    difference of their mean scores with the two standard errors added as if independent.
-    Both points played the same openings against the same baseline; where that correlates
-    their results positively, as it is likely to, the true error of the difference is
-    smaller and the test conservative.  Holm's adjustment runs over the tested pairs and every
-    ``declared`` one not yet tested (counted at p = 1), at every k: the family of "this arm
-    beats that one" claims the sweep can make."""
+    """Every pair of finished points at the same k (the ceiling is not a player), tested opening
+    by opening: both points played the same openings, each with both colours, against the same
+    baseline, so each shared opening gives one difference (the first's pair score minus the
+    second's) and the test is the mean difference over its standard error, normal, two-sided.
+    Pairing takes out what an opening gives both points alike, whatever the two points'
+    correlation (near 0 in the sweep, and negative for some pairs: adding the two points' errors
+    as if independent is not always conservative).  Holm's adjustment runs over the tested pairs
+    and every ``declared`` one not yet tested (counted at p = 1), at every k: the family of "this
+    arm beats that one" claims the sweep can make."""
     raw = []
     for first, second in _pairs_at_one_k(points, ceiling):
-        se = math.hypot(first.elo.se, second.elo.se)
-        apart = first.elo.score - second.elo.score
-        if not math.isfinite(se):  # an estimate without its error orders nothing
-            z = 0.0
-        else:
-            z = apart / se if se > 0 else (math.inf if apart else 0.0)
-        raw.append((first, second, float(2 * norm.sf(abs(z)))))
+        raw.append((first, second, _paired_p(dict(first.pairs), dict(second.pairs))))
     tested = {frozenset((f"{a.arm}{a.k}", f"{b.arm}{b.k}")) for a, b, _ in raw}
     adjusted = holm([p for _, _, p in raw] + [1.0] * len(set(declared) - tested))
     return [PairTest(f"{a.arm}{a.k}", f"{b.arm}{b.k}", a.elo.elo - b.elo.elo, p, h)
             for (a, b, p), h in zip(raw, adjusted)]
+
+
+def _paired_p(first: dict[int, float], second: dict[int, float]) -> float:
+    """Two-sided p of "the two score alike" from the differences on the openings both finished
+    (the variance as the pentanomial's, over the n differences); fewer than two: p 1."""
+    shared = sorted(first.keys() & second.keys())
+    if len(shared) < 2:
+        return 1.0
+    diffs = [first[i] - second[i] for i in shared]
+    mean = sum(diffs) / len(diffs)
+    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs) / len(diffs))
+    z = mean / se if se > 0 else (math.inf if mean else 0.0)
+    return float(2 * norm.sf(abs(z)))
 
 
 def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
@@ -332,8 +343,8 @@ def pair_lines(sweep: SweepConfig, points: list[PointResult]) -> list[str]:
     rows = [f"| {t.first}–{t.second} | {t.apart:+.0f} | {t.p:.2g} | {t.holm:.2g} | "
             f"{'played' if frozenset((t.first, t.second)) in played else '-'} |" for t in tests]
     return ["", f"Every pair of finished points at one k ({len(tests)} of the {family} pairs the sweep defines, the "
-            "ceiling left out): the two scores against the same baseline compared, standard errors added as if "
-            "independent (conservative where shared openings correlate the two points); p two-sided, then "
+            "ceiling left out): the two points' scores compared opening by opening (on each shared opening, the "
+            "first's pair score minus the second's; the mean difference over its standard error); p two-sided, then "
             f"Holm-adjusted over all {family} pairs, those not yet finished counted at p = 1 (a pair ordered now "
             "stays ordered when the next point finishes). A pair with Holm p < 0.05 is ordered by the points "
             "alone; the others are what the duels are for.", "",

@@ -397,37 +397,42 @@ def test_a_report_from_a_runs_folder_behind_the_archive_stops_and_names_restore(
     require_restored(s, "s.yaml")
 
 
-def test_pairs_at_one_k_are_tested_on_their_scores_and_holm_adjusted_over_all_k(tmp_path):
+def test_pairs_at_one_k_are_tested_opening_by_opening_and_holm_adjusted_over_the_file(tmp_path):
     from tournaments.scaling.report import PointResult, pair_lines, pair_tests
-    from tournaments.statistics.elo import Z95, EloEstimate, elo_from_score
+    from tournaments.statistics.elo import EloEstimate, elo_from_score
     s = sweep(tmp_path)
 
-    def point(arm: str, k: int, score: float, se: float, games: int = 400) -> PointResult:
-        estimate = EloEstimate(games, score, elo_from_score(score), elo_from_score(score - Z95 * se),
-                               elo_from_score(score + Z95 * se), 0.9, se)
-        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), estimate, "-", "-")
-    points = [point("F", 2, 0.8, 0.01),  # the ceiling: in no pair
-              point("L", 2, 0.5, 0.02), point("D", 2, 0.6, 0.02),
-              point("C", 4, 0.53, 0.015), point("D", 4, 0.55, 0.02), point("H", 4, 0.7, 0.02, games=200)]
-    assert points[1].elo.se == pytest.approx(0.02)
+    def point(arm: str, k: int, scores: list[float], games: int = 400) -> PointResult:
+        mean = sum(scores) / len(scores)
+        estimate = EloEstimate(games, mean, elo_from_score(mean), -100, 100, 0.5, 0.1)
+        return PointResult(arm, arm, k, 1000, games, 400, (1, 1, 1), estimate, "-", "-", tuple(enumerate(scores)))
+    # four openings; a pair's score is both its games' points over 2
+    points = [point("F", 2, [1, 1, 1, 0.75]),  # the ceiling: in no pair
+              point("L", 2, [0.5, 0.5, 0.25, 0.75]), point("D", 2, [1, 0.5, 0.75, 1]),
+              point("C", 4, [0.5, 0.5, 0.5, 0.5]), point("D", 4, [0.75, 0.5, 0.5, 0.5]),
+              point("H", 4, [1, 1, 1, 1], games=200)]  # unfinished: in no pair
     tests = pair_tests(points, "F")
     assert [(t.first, t.second) for t in tests] == [("D2", "L2"), ("D4", "C4")]
-    # z = 0.1 / (0.02 * sqrt 2) = 3.536 and z = 0.02 / 0.025 = 0.8, by hand; Holm over the two
-    assert tests[0].p == pytest.approx(4.0695e-4, rel=1e-3) and tests[0].holm == pytest.approx(8.139e-4, rel=1e-3)
-    assert tests[1].p == pytest.approx(0.42371, rel=1e-3) and tests[1].holm == pytest.approx(0.42371, rel=1e-3)
-    assert tests[0].apart == pytest.approx(elo_from_score(0.6))
+    # By hand: differences 0.5, 0, 0.5, 0.25: mean 0.3125, variance 0.04296875, se 0.10364,
+    # z 3.0151, p 0.0025688; differences 0.25, 0, 0, 0: z 0.0625 / 0.054127 = 1.1547, p 0.24821;
+    # Holm over the two: 2 x 0.0025688, then 0.24821
+    assert tests[0].p == pytest.approx(0.0025688, rel=1e-4) and tests[0].holm == pytest.approx(0.0051377, rel=1e-4)
+    assert tests[1].p == pytest.approx(0.24821, rel=1e-4) and tests[1].holm == pytest.approx(0.24821, rel=1e-4)
+    assert tests[0].apart == pytest.approx(elo_from_score(0.8125) - elo_from_score(0.5))
+    # What an opening gives both alike cancels: a constant lead of 1/4 on openings that swing
+    # from 0 to 1 is as clear as the same lead on level openings
+    swing = pair_tests([point("L", 2, [1, 0.25, 0.5, 0.75]), point("D", 2, [0.75, 0, 0.25, 0.5])], "F")
+    assert swing[0].p == 0.0  # no spread in the differences at all
     (s.output / "duels" / "D2-vs-L2").mkdir(parents=True)
     # The report's family is the pairs the file defines, L2–D2 and L4–C4; L4 is unfinished, so
-    # L4–C4 counts at p = 1: Holm 2 × 4.07e-4 for D2–L2
-    lines = pair_lines(s, points[:3] + [point("C", 4, 0.53, 0.015), point("L", 4, 0.55, 0.02, games=200)])
+    # L4–C4 counts at p = 1: Holm 2 x 0.0025688 for D2–L2
+    lines = pair_lines(s, points[:4] + [point("L", 4, [0.5, 0.5, 0.5, 0.5], games=200)])
     assert "(1 of the 2 pairs the sweep defines" in lines[1]
-    assert lines[-1] == "| D2–L2 | +70 | 0.00041 | 0.00081 | played |"
-    # An estimate that lost its standard error orders nothing (p 1, not 0)
-    unknown = EloEstimate(400, 0.6, elo_from_score(0.6), 50, 90, 0.99)
-    lost = PointResult("D", "D", 2, 1000, 400, 400, (1, 1, 1), unknown, "-", "-")
-    assert [t.p for t in pair_tests([points[1], lost], "F")] == [1.0]
-    # Two points alike with no spread in either: nothing tells them apart (p 1, not 0)
-    alike = pair_tests([point("L", 2, 0.5, 0.0), point("D", 2, 0.5, 0.0)], "F")
+    assert lines[-1] == "| D2–L2 | +255 | 0.0026 | 0.0051 | played |"
+    # A point without its openings' scores orders nothing; two points alike on every opening neither
+    bare = PointResult("D", "D", 2, 1000, 400, 400, (1, 1, 1), points[2].elo, "-", "-")
+    assert [t.p for t in pair_tests([points[1], bare], "F")] == [1.0]
+    alike = pair_tests([point("L", 2, [0.5, 1, 0.5, 0]), point("D", 2, [0.5, 1, 0.5, 0])], "F")
     assert [(t.p, t.holm) for t in alike] == [(1.0, 1.0)]
 
 
