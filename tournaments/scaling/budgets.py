@@ -4,7 +4,7 @@
 Each arm says how it spends its workers (``way`` in the sweep file).  At every budget and k
 this takes the best arm of each way by its point estimate and reports, for the question a
 cluster user asks, the gap (best decomposition without shared memory) − (best ensemble), with
-an interval from the two points' independent intervals.  Picking the best by its own estimate
+an interval taken opening by opening (both points played the same openings).  Picking the best by its own estimate
 favours it a little (a winner's curse): the duels, not this table, settle a close pair.
 
 Node budgets become milliseconds at one measured speed, stated wherever a time is printed."""
@@ -17,6 +17,7 @@ from pathlib import Path
 from tournaments.scaling.config import SweepConfig
 from tournaments.scaling.report import PointResult, between, collect
 from tournaments.statistics.elo import Z95, EloEstimate
+from tournaments.statistics.stats import mean_se
 
 # The full engine's speed on one core of the machine the points were played on (``concilio
 # bench``; 1.86-1.95 M nodes/s on the bench positions, docs/results/strength.md).
@@ -26,10 +27,15 @@ WAY_LABELS = {"ceiling": "ceiling (one search of k × N)", "shared_memory": "dec
               "message_passing": "decomposition, no shared memory", "ensemble": "ensemble (knowledge)"}
 
 
+def _slope(score: float) -> float:
+    """d Elo / d score at ``score`` (kept off 0 and 1, where it is infinite)."""
+    s = min(max(score, 1e-3), 1 - 1e-3)
+    return 400 / (math.log(10) * s * (1 - s))
+
+
 def elo_se(e: EloEstimate) -> float:
     """A point's standard error in Elo (the delta method at its score)."""
-    s = min(max(e.score, 1e-3), 1 - 1e-3)
-    return e.se * 400 / (math.log(10) * s * (1 - s))
+    return e.se * _slope(e.score)
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,16 @@ class Gap:
 
     @property
     def half_width(self) -> float:
-        return Z95 * math.hypot(elo_se(self.decomposition.elo), elo_se(self.ensemble.elo))
+        """1.96 × the gap's standard error: opening by opening where both points carry their
+        openings' scores (they played the same openings, so what an opening gives both cancels;
+        each score's Elo linearised at its point, the delta method), else the two errors combined
+        as if independent."""
+        a, b = dict(self.decomposition.pairs), dict(self.ensemble.pairs)
+        shared = sorted(a.keys() & b.keys())
+        if len(shared) < 2:
+            return Z95 * math.hypot(elo_se(self.decomposition.elo), elo_se(self.ensemble.elo))
+        slope_a, slope_b = _slope(self.decomposition.elo.score), _slope(self.ensemble.elo.score)
+        return Z95 * mean_se([slope_a * a[i] - slope_b * b[i] for i in shared])[1]
 
 
 def milliseconds(nodes: int, nps: float = ENGINE_NPS) -> float:
@@ -94,7 +109,8 @@ def table(sweeps: list[SweepConfig], collected: list[list[PointResult]], nps: fl
     """Markdown: one row per budget and k, the best point of each way and the gap."""
     lines = [f"Times per move at {nps / 1e6:.2f} M nodes/s (the full engine on one core). Each cell: the best "
              "point of that way (arm, Elo against the full engine at N, 95% interval); the gap: its "
-             "estimate ± 1.96 × the two points' standard errors combined.", "",
+             "estimate ± 1.96 × its standard error, opening by opening (the same openings, so what an opening "
+             "gives both cancels).", "",
              "| N (time a move) | k | " + " | ".join(WAY_LABELS.values()) + " | gap: no shared memory − ensemble |",
              "|---|---|" + "---|" * (len(WAY_LABELS) + 1)]
     for sweep, points in zip(sweeps, collected):

@@ -18,7 +18,7 @@ from base.config import ConfigError
 from tournaments.scaling.config import SweepConfig
 from tournaments.match.config import MatchConfig
 from tournaments.statistics.elo import EloEstimate, SprtState
-from tournaments.statistics.stats import holm
+from tournaments.statistics.stats import holm, mean_se
 
 
 
@@ -325,9 +325,7 @@ def _paired_p(first: dict[int, float], second: dict[int, float]) -> float:
     shared = sorted(first.keys() & second.keys())
     if len(shared) < 2:
         return 1.0
-    diffs = [first[i] - second[i] for i in shared]
-    mean = sum(diffs) / len(diffs)
-    se = math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs) / len(diffs))
+    mean, se = mean_se([first[i] - second[i] for i in shared])
     z = mean / se if se > 0 else (math.inf if mean else 0.0)
     return float(2 * norm.sf(abs(z)))
 

@@ -4,6 +4,8 @@
   normal approximation is not).
 * ``mcnemar``: the exact McNemar test of two players on the same positions — only the
   positions one solves and the other does not carry information.
+* ``mean_se``: a mean with its standard error, the variance over n as the pentanomial's (for
+  differences taken opening by opening between two points that played the same openings).
 * ``holm`` and ``benjamini_hochberg``: p-values adjusted for the many comparisons of one
   report.  The best of many cells is small by chance; a report calls a difference
   significant only when its Holm-adjusted p-value (family-wise error) is below 0.05, and
@@ -32,6 +34,15 @@ class Proportion:
 
     def format(self, digits: int = 3) -> str:
         return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+def mean_se(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and its standard error, sqrt(variance / n) with the variance over n."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("no values")
+    mean = sum(values) / n
+    return mean, (sum((v - mean) ** 2 for v in values) / n / n) ** 0.5
 
 
 def proportion(successes: int, trials: int, confidence: float = 0.95) -> Proportion:

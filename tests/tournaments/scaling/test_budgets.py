@@ -70,3 +70,15 @@ def test_an_unknown_way_is_named_with_its_field():
     with pytest.raises(ConfigError) as error:
         load_sweep(text=TEXT.format(name="bad", nodes=1000).replace("way: ensemble", "way: teamwork"))
     assert "arms.C.way" in str(error.value) and "teamwork" in str(error.value)
+
+
+def test_the_gap_is_taken_opening_by_opening_when_both_points_carry_their_openings():
+    from dataclasses import replace
+    n = replace(point("N", 0.75), pairs=tuple(enumerate([1, 0.5, 0.75, 0.75])))
+    c = replace(point("C", 0.5), pairs=tuple(enumerate([0.75, 0.5, 0.5, 0.25])))
+    [gap] = gaps([load_sweep(text=TEXT.format(name="small", nodes=10_000))], [[n, c]])
+    # By hand: Elo slopes 400 / (ln 10 s (1 - s)) = 926.49 at 0.75 and 694.87 at 0.5; per opening
+    # 926.49 a - 694.87 b = 405.34, 115.81, 347.44, 521.15: variance 21795.1 over 4 openings,
+    # half width 1.96 x sqrt(21795.1 / 4) = 144.68 (the two points' own errors would say otherwise)
+    assert gap.half_width == pytest.approx(144.68, abs=0.01)
+    assert gap.elo == pytest.approx(elo_from_score(0.75))

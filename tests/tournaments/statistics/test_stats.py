@@ -49,3 +49,11 @@ def test_the_best_of_many_cells_is_not_significant_after_adjustment():
     assert "Holm 1.000" in family[0].format() and "*" not in family[0].format()
     strong = adjust_mcnemar([mcnemar([True] * 60, [False] * 60), best])
     assert strong[0].significant and strong[0].format().endswith(" *")
+
+
+def test_mean_se_by_hand():
+    from tournaments.statistics.stats import mean_se
+    # 0.5, 0, 0.5, 0.25: mean 0.3125, variance over n 0.04296875, se sqrt(0.04296875 / 4)
+    assert mean_se([0.5, 0, 0.5, 0.25]) == (0.3125, pytest.approx(0.1036445, rel=1e-6))
+    with pytest.raises(ValueError):
+        mean_se([])
