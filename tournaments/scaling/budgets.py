@@ -58,12 +58,11 @@ class Gap:
         openings' scores (they played the same openings, so what an opening gives both cancels;
         each score's Elo linearised at its point, the delta method), else the two errors combined
         as if independent."""
-        a, b = dict(self.decomposition.pairs), dict(self.ensemble.pairs)
-        shared = sorted(a.keys() & b.keys())
+        shared = self.decomposition.shared_openings(self.ensemble)
         if len(shared) < 2:
             return Z95 * math.hypot(elo_se(self.decomposition.elo), elo_se(self.ensemble.elo))
         slope_a, slope_b = _slope(self.decomposition.elo.score), _slope(self.ensemble.elo.score)
-        return Z95 * mean_se([slope_a * a[i] - slope_b * b[i] for i in shared])[1]
+        return Z95 * mean_se([slope_a * a - slope_b * b for a, b in shared])[1]
 
 
 def milliseconds(nodes: int, nps: float = ENGINE_NPS) -> float:

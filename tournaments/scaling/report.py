@@ -43,6 +43,11 @@ class PointResult:
     depth: str
     pairs: tuple[tuple[int, float], ...] = ()  # (opening, the pair's score 0..1) for every finished pair
 
+    def shared_openings(self, other: PointResult) -> list[tuple[float, float]]:
+        """(this point's pair score, the other's) on every opening both finished, in opening order."""
+        theirs = dict(other.pairs)
+        return [(mine, theirs[i]) for i, mine in self.pairs if i in theirs]
+
     @property
     def finished(self) -> bool:
         """Every planned game played: only then is a point in the trend, the shares and the pairs."""
@@ -312,20 +317,19 @@ def pair_tests(points: list[PointResult], ceiling: str | None = None,
     arm beats that one" claims the sweep can make."""
     raw = []
     for first, second in _pairs_at_one_k(points, ceiling):
-        raw.append((first, second, _paired_p(dict(first.pairs), dict(second.pairs))))
+        raw.append((first, second, _paired_p(first.shared_openings(second))))
     tested = {frozenset((f"{a.arm}{a.k}", f"{b.arm}{b.k}")) for a, b, _ in raw}
     adjusted = holm([p for _, _, p in raw] + [1.0] * len(set(declared) - tested))
     return [PairTest(f"{a.arm}{a.k}", f"{b.arm}{b.k}", a.elo.elo - b.elo.elo, p, h)
             for (a, b, p), h in zip(raw, adjusted)]
 
 
-def _paired_p(first: dict[int, float], second: dict[int, float]) -> float:
+def _paired_p(shared: list[tuple[float, float]]) -> float:
     """Two-sided p of "the two score alike" from the differences on the openings both finished
     (the variance as the pentanomial's, over the n differences); fewer than two: p 1."""
-    shared = sorted(first.keys() & second.keys())
     if len(shared) < 2:
         return 1.0
-    mean, se = mean_se([first[i] - second[i] for i in shared])
+    mean, se = mean_se([a - b for a, b in shared])
     z = mean / se if se > 0 else (math.inf if mean else 0.0)
     return float(2 * norm.sf(abs(z)))
 
