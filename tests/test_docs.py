@@ -143,6 +143,7 @@ RESULT_PAGE_MAX = 12_000
 GENERATED = ("results/**/summary.md", "results/**/report.md", "results/scaling/table.md", "results/scaling/map/table.md",
              "results/scaling/suites/*.md", "results/scaling/cluster-candidates.md",
              "results/scaling/lazy-cluster-moves.md", "results/scaling/abdada-cores.md", "results/scaling/overhead.md", "results/scaling/budgets/budgets.md",
+             "results/scaling/budgets/realtime.md",
              "results/fresh-cluster/*.md")
 GENERATED_REGION = re.compile(r"^<!-- ([^>]+?): begin -->$.*?^<!-- \1: end -->$", re.M | re.S)
 

@@ -62,6 +62,8 @@ def add_parser(sub) -> None:
     q.add_argument("--document", type=Path, help="also put the table between the budgets markers of this file")
     q.add_argument("--nps", type=float, help="nodes per second that turn a node budget into milliseconds "
                                              "(default: the full engine's measured 1.9 M)")
+    q.add_argument("--costs", type=Path, help="the measured real-time costs the charged tables read "
+                                              "(default: the packaged data/calibration/realtime-costs.yaml)")
     p.set_defaults(func=run)
 
 
@@ -157,12 +159,18 @@ def budgets(args: argparse.Namespace) -> int:
     """Sweeps at several budgets read side by side (``tournaments.scaling.budgets``)."""
     from tournaments.scaling.archive import require_restored
     from tournaments.scaling.budgets import ENGINE_NPS, write_budgets
+    from tournaments.scaling.realtime import load_costs, write_realtime
+    from tournaments.scaling.report import collect
     from tournaments.scaling.config import load_sweep
     loaded = [(load_sweep(c), c) for c in args.configs]
     for sweep, given in loaded:
         require_restored(sweep, given)
     sweeps = sorted((s for s, _ in loaded), key=lambda s: s.nodes)
-    text, images = write_budgets(sweeps, args.output, args.document, args.nps or ENGINE_NPS)
+    costs = load_costs(args.costs)  # before any table is written: a bad file changes nothing
+    collected = [collect(s) for s in sweeps]
+    text, images = write_budgets(sweeps, args.output, args.document, args.nps or ENGINE_NPS, collected)
+    charged = write_realtime(sweeps, collected, args.output, args.document, costs, args.nps or ENGINE_NPS)
     print(text.read_text())
-    print(f"table: {text}" + "".join(f"  plot: {i}" for i in images))
+    print(charged.read_text())
+    print(f"tables: {text}, {charged}" + "".join(f"  plot: {i}" for i in images))
     return 0

@@ -206,10 +206,10 @@ def plot_gap(found: list[Gap], path: Path, nps: float = ENGINE_NPS) -> Path | No
 
 
 def write_budgets(sweeps: list[SweepConfig], folder: Path, document: Path | None = None,
-                  nps: float = ENGINE_NPS) -> tuple[Path, list[Path]]:
-    """``folder``/budgets.md, elo-by-k.png and gap.png from the games so far; with ``document``,
-    the table also goes between its budgets markers."""
-    collected = [collect(s) for s in sweeps]
+                  nps: float = ENGINE_NPS, collected: list[list[PointResult]] | None = None) -> tuple[Path, list[Path]]:
+    """``folder``/budgets.md, elo-by-k.png and gap.png from the games so far (or the points
+    ``collected`` from them); with ``document``, the table also goes between its budgets markers."""
+    collected = collected if collected is not None else [collect(s) for s in sweeps]
     lines = table(sweeps, collected, nps)
     folder.mkdir(parents=True, exist_ok=True)
     text_path = folder / "budgets.md"

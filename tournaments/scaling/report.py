@@ -136,11 +136,13 @@ class Trend:
     at: dict[int, float]  # the line's value at these k (the sweep's largest k, and twice it)
 
 
-def trends(sweep: SweepConfig, points: list[PointResult], min_points: int = 3) -> list[Trend]:
+def trends(sweep: SweepConfig, points: list[PointResult], min_points: int = 3,
+           baseline_at_one: bool = False) -> list[Trend]:
     """Each arm's Elo per doubling of k from its finished points (weights 1 / variance, the
     variance read off the 95% interval), and where the line reaches at the largest k and at
     twice it: the trend the issue asks for where no k shows a crossover.  A straight line in
-    log k is a description of the points measured, not a model of what lies beyond them."""
+    log k is a description of the points measured, not a model of what lies beyond them.
+    ``baseline_at_one``: k = 1 at 0 Elo also where the sweep plays no k = 1 (the map)."""
     import numpy as np
     out = []
     top = max(sweep.workers)
@@ -148,7 +150,7 @@ def trends(sweep: SweepConfig, points: list[PointResult], min_points: int = 3) -
         mine = [p for p in points if p.arm == arm.key and p.elo is not None and p.finished
                 and math.isfinite(p.elo.low) and math.isfinite(p.elo.high)]
         rows = [(p.k, p.elo.elo, max(1.0, (p.elo.high - p.elo.low) / (2 * 1.96))) for p in mine]
-        if arm.first > 1 and 1 in sweep.workers:
+        if arm.first > 1 and (1 in sweep.workers or baseline_at_one):
             rows.append((1, 0.0, 1.0))  # at k = 1 the arm is the baseline itself: 0 Elo by construction
         if len(rows) < min_points:
             continue
