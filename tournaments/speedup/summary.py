@@ -40,18 +40,21 @@ def by_algorithm(rows: list[dict]) -> dict[str, dict[int, dict]]:
 
 def table(rows: list[dict]) -> list[str]:
     """Markdown: one line per algorithm, S (E) per worker count, then SO, production and
-    messages at the largest count; every answer's agreement with the sequential search."""
+    messages at the largest count; at each count, how many answers (score) equal the sequential
+    search's: time to depth reads fairly only where the answers are the same."""
     algos = by_algorithm(rows)
     counts = sorted({int(r["workers"]) for r in rows})
     top = counts[-1]
     head = ("| algorithm | " + " | ".join(f"S (E) at {k}" for k in counts)
-            + f" | SO at {top} | production at {top} | messages at {top} | S_own at {top} | = sequential |")
+            + f" | SO at {top} | production at {top} | messages at {top} | S_own at {top} | "
+            + "answers = sequential's at " + ", ".join(str(k) for k in counts) + " |")
     lines = [head, "|" + "---|" * (len(counts) + 6)]
     for name, at in algos.items():
         cells = [f"{at[k]['S']:.2f} ({at[k]['E']:.2f})" if k in at else "–" for k in counts]
         last = at.get(top)
         own = last.get("S_own") if last else None
-        agree = "; ".join(sorted({f"{r['agree']}/{r['positions']}" for r in at.values()}))
+        agree = ", ".join(str(at[k]["agree"]) if k in at else "–" for k in counts) \
+            + f" of {max(r['positions'] for r in at.values())}"
         tail = (f"{last['SO']:.2f} | {last['production']:.2f} | {last['messages']:,}" if last else "– | – | –")
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {tail} | "
                      + (f"{own:.2f}" if isinstance(own, (int, float)) else "–") + f" | {agree} |")

@@ -23,9 +23,10 @@ def test_table_and_plot_from_the_csv(tmp_path):
     assert back[1]["workers"] == 2 and back[1]["S"] == 1.6667
     lines = table(back)
     alpha = next(line for line in lines if line.startswith("| alpha |"))
-    assert alpha.startswith("| alpha | 1.00 (1.00) | 1.67 (0.83) | 0.30 | 0.90 | 12 | 1.67 | 3/3 |")
+    assert alpha.startswith("| alpha | 1.00 (1.00) | 1.67 (0.83) | 0.30 | 0.90 | 12 | 1.67 | 3, 3 of 3 |")
     beta = next(line for line in lines if line.startswith("| beta |"))
-    assert beta.endswith("| 1.00 | 1.00 | 40 | 1.20 | 2/3; 3/3 |")  # one disagreement shows
+    assert beta.endswith("| 1.00 | 1.00 | 40 | 1.20 | 3, 2 of 3 |")  # one disagreement shows, at its worker count
+    assert lines[0].endswith("| answers = sequential's at 1, 2 |")
     master = next(line for line in lines if line.startswith("| master tree | Jurčovič"))
     assert "2: 3.25 (1.62)" in master and "16: 9.22 (0.58)" in master
     png = plot(back, tmp_path / "e.png")
@@ -54,4 +55,4 @@ def test_time_based_rows_join_only_where_timed(tmp_path):
     back = read_rows(path)
     assert [(r["algorithm"], r["workers"]) for r in back] == [("ybw", 2)]
     line = next(line for line in table(back) if line.startswith("| ybw |"))
-    assert line == "| ybw | 1.92 (0.96) | 0.03 | 0.97 | 910 | – | 24/24 |"
+    assert line == "| ybw | 1.92 (0.96) | 0.03 | 0.97 | 910 | – | 24 of 24 |"
