@@ -160,7 +160,8 @@ def plot_elo_by_k(sweeps: list[SweepConfig], collected: list[list[PointResult]],
         ax.set_xlabel("workers k")
         ax.set_title(f"N = {sweep.nodes:,} a worker, about {milliseconds(sweep.nodes, nps):.0f} ms a move",
                      fontsize=10)
-        ax.legend(fontsize=7, loc="upper left")
+        if ax.get_legend_handles_labels()[0]:  # a budget with no point yet draws an empty panel
+            ax.legend(fontsize=7, loc="upper left")
     if not drawn:
         plt.close(fig)
         return None
