@@ -155,17 +155,6 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-def require_markers(document: Path, pairs: tuple[tuple[str, str], ...]) -> None:
-    """Every region a command will write into ``document`` is there, before it writes any."""
-    try:
-        text = document.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--document {document}: cannot read: {exc}") from None
-    missing = [f"'{begin}' … '{end}'" for begin, end in pairs if begin not in text or end not in text]
-    if missing:
-        raise UsageError(f"--document {document}: no {' or '.join(missing)} markers to put the tables between")
-
-
 def budgets(args: argparse.Namespace) -> int:
     """Sweeps at several budgets read side by side (``tournaments.scaling.budgets``)."""
     from tournaments.scaling.archive import require_restored
@@ -173,7 +162,7 @@ def budgets(args: argparse.Namespace) -> int:
     from tournaments.scaling.budgets import MARKERS as BUDGETS_MARKERS
     from tournaments.scaling.realtime import MARKERS as REALTIME_MARKERS
     from tournaments.scaling.realtime import load_costs, write_realtime
-    from tournaments.scaling.report import collect
+    from tournaments.scaling.report import collect, require_regions
     from tournaments.scaling.config import load_sweep
     loaded = [(load_sweep(c), c) for c in args.configs]
     for sweep, given in loaded:
@@ -181,7 +170,10 @@ def budgets(args: argparse.Namespace) -> int:
     sweeps = sorted((s for s, _ in loaded), key=lambda s: s.nodes)
     costs = load_costs(args.costs)  # these two before any table is written: bad input changes nothing
     if args.document is not None:
-        require_markers(args.document, (BUDGETS_MARKERS, REALTIME_MARKERS))
+        try:
+            require_regions(args.document, BUDGETS_MARKERS, REALTIME_MARKERS)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UsageError(f"--document {exc}") from None
     collected = [collect(s) for s in sweeps]
     text, images = write_budgets(sweeps, args.output, args.document, args.nps or ENGINE_NPS, collected)
     charged = write_realtime(sweeps, collected, args.output, args.document, costs, args.nps or ENGINE_NPS)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tournaments.scaling.config import SweepConfig
-from tournaments.scaling.report import PointResult, between, collect
+from tournaments.scaling.report import PointResult, between, collect, require_regions
 from tournaments.statistics.elo import Z95, EloEstimate
 from tournaments.statistics.stats import mean_se
 
@@ -219,8 +219,5 @@ def write_budgets(sweeps: list[SweepConfig], folder: Path, document: Path | None
     images = [p for p in (plot_elo_by_k(sweeps, collected, folder / "elo-by-k.png", nps),
                           plot_gap(gaps(sweeps, collected), folder / "gap.png", nps)) if p is not None]
     if document is not None:
-        text = document.read_text()
-        if MARKERS[0] not in text or MARKERS[1] not in text:
-            raise ValueError(f"{document}: no '{MARKERS[0]}' … '{MARKERS[1]}' markers to put the table between")
-        document.write_text(between(text, *MARKERS, lines))
+        document.write_text(between(require_regions(document, MARKERS), *MARKERS, lines))
     return text_path, images

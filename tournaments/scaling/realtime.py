@@ -25,7 +25,7 @@ from base.config import ConfigError, FieldPath, YamlSource, as_mapping, check_ke
 from base.resources import data_file
 from tournaments.scaling.budgets import ENGINE_NPS, Gap, milliseconds
 from tournaments.scaling.config import SweepConfig
-from tournaments.scaling.report import PointResult, between, trends
+from tournaments.scaling.report import PointResult, between, require_regions, trends
 
 COSTS_FILE = "calibration/realtime-costs.yaml"
 MARKERS = ("<!-- realtime: begin -->", "<!-- realtime: end -->")
@@ -334,7 +334,7 @@ def write_realtime(sweeps: list[SweepConfig], collected: list[list[PointResult]]
                    document: Path | None = None, costs: RealTimeCosts | None = None,
                    nps: float = ENGINE_NPS) -> Path:
     """``folder``/realtime.md from the points collected; with ``document``, the tables also go
-    between its realtime markers (checked before anything is written: ``require_markers``)."""
+    between its realtime markers."""
     costs = costs or load_costs()
     lines = table(sweeps, collected, costs, nps)
     folder.mkdir(parents=True, exist_ok=True)
@@ -342,5 +342,5 @@ def write_realtime(sweeps: list[SweepConfig], collected: list[list[PointResult]]
     names = ", ".join(f"`{s.name}` ({s.source})" for s in sweeps)
     path.write_text("\n".join([f"# Real time charged: {names}", ""] + lines) + "\n")
     if document is not None:
-        document.write_text(between(document.read_text(), *MARKERS, lines))
+        document.write_text(between(require_regions(document, MARKERS), *MARKERS, lines))
     return path

@@ -443,16 +443,23 @@ def write_report(sweep: SweepConfig, folder: Path, document: Path | None = None)
     table_path.write_text("\n".join([f"# Sweep `{sweep.name}` ({sweep.source})", ""] + lines + across) + "\n")
     image = plot(sweep, points, folder / "elo.png")
     if document is not None:
-        text = document.read_text()
         begin, end = markers(sweep, "table")
-        if begin not in text or end not in text:
-            raise ValueError(f"{document}: no '{begin}' … '{end}' markers to put the table between")
-        text = between(text, begin, end, lines)
+        text = between(require_regions(document, (begin, end)), begin, end, lines)
         begin, end = markers(sweep, "by k")
         if begin in text and end in text:
             text = between(text, begin, end, by_k(sweep, points))
         document.write_text(text)
     return table_path, image
+
+
+def require_regions(document: Path, *pairs: tuple[str, str]) -> str:
+    """``document``'s text, once every (begin, end) region a report will write is in it: checked
+    before anything is written, so a page without its markers is named, not half rewritten."""
+    text = document.read_text(encoding="utf-8")
+    missing = [f"'{begin}' … '{end}'" for begin, end in pairs if begin not in text or end not in text]
+    if missing:
+        raise ValueError(f"{document}: no {' or '.join(missing)} markers to put the table between")
+    return text
 
 
 def between(text: str, begin: str, end: str, lines: list[str]) -> str:
